@@ -1,0 +1,229 @@
+//! Every limit of the pipeline: its default, why it has that value, and where the value comes from.
+//!
+//! The values a host may change arrive in [`Config`]; [`Config::validate`] rejects the ones that
+//! would break an invariant (a zero budget would queue everything forever, a quota smaller than one
+//! event could never hold anything) before anything is created.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Time the SDK may spend on the caller's turn before it queues.
+///
+/// Trade-off (as tokio's coop budget documents its own): a larger budget keeps more calls on the
+/// cheaper inline path but lets a burst hold the UI thread longer; 4 ms is a quarter of a 60 Hz
+/// frame, so a frame that also renders still fits. Source: the reference change (seed 000).
+pub const TURN_BUDGET_MS: u32 = 4;
+
+/// Events held while they wait for a slice. At the bound a slice runs synchronously before the
+/// event is queued, so memory stays bounded and nothing is dropped. 5,000 covers the reference
+/// burst (3,700 actions) without ever hitting the bound. Source: seed 000.
+pub const QUEUE_CAPACITY: usize = 5_000;
+
+/// Roll the active batch past this size. Matches the seed SDK's batch size, which its intake accepts
+/// in one request.
+pub const BATCH_MAX_BYTES: u64 = 512 * 1024;
+
+/// Roll an active batch older than this, so the uploader is not starved while events trickle in.
+pub const BATCH_WINDOW_MS: u64 = 10_000;
+
+/// All batch files of the pipeline, claimed ones included, stay within this. Source: the seed
+/// SDK's 4 MB disk quota.
+pub const DISK_QUOTA_BYTES: u64 = 4 * 1024 * 1024;
+
+/// File-count cap, so a directory of tiny batches cannot grow without bound.
+pub const MAX_BATCH_FILES: u32 = 200;
+
+/// Older batches are deleted, not uploaded: intakes drop events older than 24 h, and 1 h of margin
+/// covers clock skew and a slow upload.
+pub const BATCH_MAX_AGE_MS: u64 = 23 * 60 * 60 * 1000;
+
+/// A larger document is dropped and counted: the intake rejects it anyway, and it would take a
+/// whole batch for itself.
+pub const EVENT_MAX_BYTES: u64 = 512 * 1024;
+
+/// Documents kept while consent is pending; when full, the oldest half is dropped.
+pub const PRE_CONSENT_MAX_BYTES: u64 = 4 * 1024 * 1024;
+
+/// A claim older than this is released at open: the uploader that held it is gone.
+pub const CLAIM_TIMEOUT_MS: u64 = 10 * 60 * 1000;
+
+/// `flush()` and `markCrash()` wait at most this long for the writer; past it they report a
+/// timeout instead of hanging the UI thread.
+pub const FLUSH_TIMEOUT_MS: u32 = 2_000;
+
+/// A session ends after this long without events. Source: RUM session rules (seed SDK).
+pub const SESSION_INACTIVITY_MS: i64 = 15 * 60 * 1000;
+
+/// A session ends after this long in total. Source: RUM session rules (seed SDK).
+pub const SESSION_MAX_DURATION_MS: i64 = 4 * 60 * 60 * 1000;
+
+/// Resources started and not yet stopped, per view; past it the oldest is dropped and counted, so
+/// a host that never stops its resources cannot grow a view without bound.
+pub const MAX_PENDING_RESOURCES_PER_VIEW: usize = 100;
+
+/// Tracking consent, as the host sets it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TrackingConsent {
+    Granted,
+    NotGranted,
+    Pending,
+}
+
+impl TrackingConsent {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "granted" => Some(Self::Granted),
+            "not_granted" => Some(Self::NotGranted),
+            "pending" => Some(Self::Pending),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Granted => "granted",
+            Self::NotGranted => "not_granted",
+            Self::Pending => "pending",
+        }
+    }
+}
+
+/// The pipeline's settings. `Default` gives the documented defaults except the identity fields.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    pub storage_dir: PathBuf,
+    pub application_id: String,
+    pub service: String,
+    pub version: String,
+    pub env: Option<String>,
+    pub source: String,
+    pub tracking_consent: TrackingConsent,
+    pub turn_budget_ms: u32,
+    pub queue_capacity: usize,
+    pub batch_max_bytes: u64,
+    pub batch_window_ms: u64,
+    pub disk_quota_bytes: u64,
+    pub max_batch_files: u32,
+    pub batch_max_age_ms: u64,
+    pub event_max_bytes: u64,
+    pub pre_consent_max_bytes: u64,
+    pub claim_timeout_ms: u64,
+    pub flush_timeout_ms: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            storage_dir: PathBuf::new(),
+            application_id: String::new(),
+            service: String::new(),
+            version: String::new(),
+            env: None,
+            source: "harmonyos".to_owned(),
+            tracking_consent: TrackingConsent::Granted,
+            turn_budget_ms: TURN_BUDGET_MS,
+            queue_capacity: QUEUE_CAPACITY,
+            batch_max_bytes: BATCH_MAX_BYTES,
+            batch_window_ms: BATCH_WINDOW_MS,
+            disk_quota_bytes: DISK_QUOTA_BYTES,
+            max_batch_files: MAX_BATCH_FILES,
+            batch_max_age_ms: BATCH_MAX_AGE_MS,
+            event_max_bytes: EVENT_MAX_BYTES,
+            pre_consent_max_bytes: PRE_CONSENT_MAX_BYTES,
+            claim_timeout_ms: CLAIM_TIMEOUT_MS,
+            flush_timeout_ms: FLUSH_TIMEOUT_MS,
+        }
+    }
+}
+
+/// A setting that breaks an invariant. `field` is the option's JS name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    pub field: &'static str,
+    pub reason: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.reason)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl Config {
+    /// Checks every setting; the first bad one is reported with its option name.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        fn bad(field: &'static str, reason: impl Into<String>) -> Result<(), ConfigError> {
+            Err(ConfigError { field, reason: reason.into() })
+        }
+        if self.storage_dir.as_os_str().is_empty() {
+            return bad("storageDir", "must not be empty");
+        }
+        if self.application_id.is_empty() {
+            return bad("applicationId", "must not be empty");
+        }
+        if self.turn_budget_ms == 0 || self.turn_budget_ms > 1_000 {
+            return bad("turnBudgetMs", "must be between 1 and 1000");
+        }
+        if self.queue_capacity == 0 || self.queue_capacity > 1_000_000 {
+            return bad("queueCapacity", "must be between 1 and 1000000");
+        }
+        if self.event_max_bytes < 1024 {
+            return bad("eventMaxBytes", "must be at least 1024");
+        }
+        if self.batch_max_bytes < self.event_max_bytes.min(64 * 1024) {
+            return bad("batchMaxBytes", "must be at least min(eventMaxBytes, 64 KiB)");
+        }
+        if self.disk_quota_bytes < self.batch_max_bytes {
+            return bad("diskQuotaBytes", "must be at least batchMaxBytes");
+        }
+        if self.max_batch_files < 2 {
+            return bad("maxBatchFiles", "must be at least 2 (one active, one sealed)");
+        }
+        if self.batch_window_ms == 0 {
+            return bad("batchWindowMs", "must be positive");
+        }
+        if self.batch_max_age_ms == 0 {
+            return bad("batchMaxAgeMs", "must be positive");
+        }
+        if self.flush_timeout_ms == 0 || self.flush_timeout_ms > 60_000 {
+            return bad("flushTimeoutMs", "must be between 1 and 60000");
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn valid() -> Config {
+        Config { storage_dir: "/tmp/x".into(), application_id: "app".into(), ..Config::default() }
+    }
+
+    #[test]
+    fn defaults_are_valid_and_documented_values() {
+        let c = valid();
+        assert_eq!(c.validate(), Ok(()));
+        assert_eq!(c.turn_budget_ms, 4);
+        assert_eq!(c.queue_capacity, 5_000);
+        assert_eq!(c.disk_quota_bytes, 4 * 1024 * 1024);
+    }
+
+    #[test]
+    fn each_bad_setting_names_its_option() {
+        let cases: Vec<(Config, &str)> = vec![
+            (Config { storage_dir: PathBuf::new(), ..valid() }, "storageDir"),
+            (Config { application_id: String::new(), ..valid() }, "applicationId"),
+            (Config { turn_budget_ms: 0, ..valid() }, "turnBudgetMs"),
+            (Config { queue_capacity: 0, ..valid() }, "queueCapacity"),
+            (Config { disk_quota_bytes: 1, ..valid() }, "diskQuotaBytes"),
+            (Config { max_batch_files: 1, ..valid() }, "maxBatchFiles"),
+            (Config { flush_timeout_ms: 0, ..valid() }, "flushTimeoutMs"),
+        ];
+        for (c, field) in cases {
+            assert_eq!(c.validate().unwrap_err().field, field);
+        }
+    }
+}

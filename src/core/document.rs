@@ -1,0 +1,380 @@
+//! RUM documents as typed values. They are built on the JS thread (cheap: owned fields and shared
+//! `Arc`s) and serialized to the RUM event format on the writer thread.
+//!
+//! Format: Datadog's public rum-events-format, as the seed SDK writes it. Every document carries
+//! `type`, `date`, `_dd`, `application`, `session`, `source`, `service`, `version`, `usr` (when set)
+//! and `context` (global attributes merged with the call's; the call's win).
+
+use std::sync::Arc;
+
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::event::{ActionType, Attributes, ErrorSource, ResourceKind, UserInfo};
+
+/// `_dd.format_version` of the RUM event format.
+pub const FORMAT_VERSION: u8 = 2;
+
+/// What every document of one pipeline shares; one `Arc`, so building a document does not copy it.
+#[derive(Debug, PartialEq)]
+pub struct Identity {
+    pub application_id: String,
+    pub service: String,
+    pub version: String,
+    pub env: Option<String>,
+    pub source: String,
+}
+
+/// The parts every document has.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Common {
+    /// Call-time wall clock, ms.
+    pub date: i64,
+    pub identity: Arc<Identity>,
+    pub session_id: Arc<str>,
+    pub usr: Option<Arc<UserInfo>>,
+    /// Global attributes in force at the call (shared, copy-on-write in the scopes).
+    pub global: Arc<Attributes>,
+    /// The call's own attributes.
+    pub attrs: Attributes,
+}
+
+/// The view a document belongs to, as `view { id, name, url }`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ViewRef {
+    pub id: Arc<str>,
+    pub name: Arc<str>,
+    pub url: Arc<str>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewDocument {
+    pub common: Common,
+    pub view: ViewRef,
+    /// Increases with every document of this view; the intake keeps the highest.
+    pub document_version: u64,
+    pub time_spent_ns: u64,
+    pub is_active: bool,
+    pub action_count: u64,
+    pub error_count: u64,
+    pub resource_count: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ActionDocument {
+    pub common: Common,
+    pub view: ViewRef,
+    pub id: String,
+    pub action_type: ActionType,
+    pub target_name: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ErrorDocument {
+    pub common: Common,
+    pub view: ViewRef,
+    pub id: String,
+    pub message: String,
+    pub source: ErrorSource,
+    pub stack: Option<String>,
+    pub is_crash: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResourceDocument {
+    pub common: Common,
+    pub view: ViewRef,
+    pub id: String,
+    pub kind: ResourceKind,
+    pub url: String,
+    pub method: String,
+    pub status_code: u16,
+    pub size: Option<u64>,
+    pub duration_ns: u64,
+}
+
+/// The `type` of a document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DocumentKind {
+    View,
+    Action,
+    Error,
+    Resource,
+}
+
+impl DocumentKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::View => "view",
+            Self::Action => "action",
+            Self::Error => "error",
+            Self::Resource => "resource",
+        }
+    }
+}
+
+/// One document on its way to storage.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Document {
+    View(ViewDocument),
+    Action(ActionDocument),
+    Error(ErrorDocument),
+    Resource(ResourceDocument),
+    /// A document an event mapper replaced; written exactly as the mapper returned it.
+    Mapped { kind: DocumentKind, value: Value },
+}
+
+impl Document {
+    pub fn kind(&self) -> DocumentKind {
+        match self {
+            Self::View(_) => DocumentKind::View,
+            Self::Action(_) => DocumentKind::Action,
+            Self::Error(_) => DocumentKind::Error,
+            Self::Resource(_) => DocumentKind::Resource,
+            Self::Mapped { kind, .. } => *kind,
+        }
+    }
+
+    /// The call-time date, ms (None for a mapped document that removed it).
+    pub fn date(&self) -> Option<i64> {
+        match self {
+            Self::View(d) => Some(d.common.date),
+            Self::Action(d) => Some(d.common.date),
+            Self::Error(d) => Some(d.common.date),
+            Self::Resource(d) => Some(d.common.date),
+            Self::Mapped { value, .. } => value.get("date").and_then(Value::as_i64),
+        }
+    }
+
+    /// Serializes to one JSON line (no trailing newline) appended to `out`.
+    pub fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        serde_json::to_writer(out, self)
+    }
+}
+
+/// `{ "id": … }` of `application`.
+struct Id<'a>(&'a str);
+
+impl Serialize for Id<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(1))?;
+        m.serialize_entry("id", self.0)?;
+        m.end()
+    }
+}
+
+struct SessionField<'a>(&'a str);
+
+impl Serialize for SessionField<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("id", self.0)?;
+        m.serialize_entry("type", "user")?;
+        m.end()
+    }
+}
+
+/// `_dd`: format version, session plan and, for views, the document version.
+struct Dd(Option<u64>);
+
+impl Serialize for Dd {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("format_version", &FORMAT_VERSION)?;
+        m.serialize_entry("session", &Plan)?;
+        if let Some(v) = self.0 {
+            m.serialize_entry("document_version", &v)?;
+        }
+        m.end()
+    }
+}
+
+struct Plan;
+
+impl Serialize for Plan {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(1))?;
+        m.serialize_entry("plan", &1)?;
+        m.end()
+    }
+}
+
+/// Global attributes merged with the call's, without building a merged map: globals the call
+/// overrides are skipped.
+struct Context<'a> {
+    global: &'a Attributes,
+    attrs: &'a Attributes,
+}
+
+impl Serialize for Context<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        for (k, v) in self.global.iter() {
+            if !self.attrs.contains_key(k) {
+                m.serialize_entry(k, v)?;
+            }
+        }
+        for (k, v) in self.attrs.iter() {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+fn common_entries<M: SerializeMap>(
+    m: &mut M,
+    kind: DocumentKind,
+    c: &Common,
+    document_version: Option<u64>,
+) -> Result<(), M::Error> {
+    m.serialize_entry("type", kind.as_str())?;
+    m.serialize_entry("date", &c.date)?;
+    m.serialize_entry("_dd", &Dd(document_version))?;
+    m.serialize_entry("application", &Id(&c.identity.application_id))?;
+    m.serialize_entry("session", &SessionField(&c.session_id))?;
+    m.serialize_entry("source", &c.identity.source)?;
+    m.serialize_entry("service", &c.identity.service)?;
+    m.serialize_entry("version", &c.identity.version)?;
+    if let Some(env) = &c.identity.env {
+        m.serialize_entry("env", env)?;
+    }
+    if let Some(usr) = &c.usr {
+        m.serialize_entry("usr", usr.as_ref())?;
+    }
+    m.serialize_entry("context", &Context { global: &c.global, attrs: &c.attrs })
+}
+
+impl Serialize for ViewDocument {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        common_entries(&mut m, DocumentKind::View, &self.common, Some(self.document_version))?;
+        m.serialize_entry("view", &ViewBody(self))?;
+        m.end()
+    }
+}
+
+struct Count(u64);
+
+impl Serialize for Count {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(1))?;
+        m.serialize_entry("count", &self.0)?;
+        m.end()
+    }
+}
+
+struct ViewBody<'a>(&'a ViewDocument);
+
+impl Serialize for ViewBody<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let d = self.0;
+        let mut m = s.serialize_map(Some(8))?;
+        m.serialize_entry("id", &*d.view.id)?;
+        m.serialize_entry("name", &*d.view.name)?;
+        m.serialize_entry("url", &*d.view.url)?;
+        m.serialize_entry("time_spent", &d.time_spent_ns)?;
+        m.serialize_entry("is_active", &d.is_active)?;
+        m.serialize_entry("action", &Count(d.action_count))?;
+        m.serialize_entry("error", &Count(d.error_count))?;
+        m.serialize_entry("resource", &Count(d.resource_count))?;
+        m.end()
+    }
+}
+
+impl Serialize for ActionDocument {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        common_entries(&mut m, DocumentKind::Action, &self.common, None)?;
+        m.serialize_entry("view", &self.view)?;
+        m.serialize_entry("action", &ActionBody(self))?;
+        m.end()
+    }
+}
+
+struct ActionBody<'a>(&'a ActionDocument);
+
+impl Serialize for ActionBody<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("id", &self.0.id)?;
+        m.serialize_entry("type", &self.0.action_type)?;
+        m.serialize_entry("target", &Name(&self.0.target_name))?;
+        m.end()
+    }
+}
+
+struct Name<'a>(&'a str);
+
+impl Serialize for Name<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(1))?;
+        m.serialize_entry("name", self.0)?;
+        m.end()
+    }
+}
+
+impl Serialize for ErrorDocument {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        common_entries(&mut m, DocumentKind::Error, &self.common, None)?;
+        m.serialize_entry("view", &self.view)?;
+        m.serialize_entry("error", &ErrorBody(self))?;
+        m.end()
+    }
+}
+
+struct ErrorBody<'a>(&'a ErrorDocument);
+
+impl Serialize for ErrorBody<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let d = self.0;
+        let mut m = s.serialize_map(Some(6))?;
+        m.serialize_entry("id", &d.id)?;
+        m.serialize_entry("message", &d.message)?;
+        m.serialize_entry("source", &d.source)?;
+        m.serialize_entry("stack", &d.stack)?;
+        m.serialize_entry("is_crash", &d.is_crash)?;
+        m.serialize_entry("handling", if d.is_crash { "unhandled" } else { "handled" })?;
+        m.end()
+    }
+}
+
+impl Serialize for ResourceDocument {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        common_entries(&mut m, DocumentKind::Resource, &self.common, None)?;
+        m.serialize_entry("view", &self.view)?;
+        m.serialize_entry("resource", &ResourceBody(self))?;
+        m.end()
+    }
+}
+
+struct ResourceBody<'a>(&'a ResourceDocument);
+
+impl Serialize for ResourceBody<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let d = self.0;
+        let mut m = s.serialize_map(Some(7))?;
+        m.serialize_entry("id", &d.id)?;
+        m.serialize_entry("type", &d.kind)?;
+        m.serialize_entry("url", &d.url)?;
+        m.serialize_entry("method", &d.method)?;
+        m.serialize_entry("status_code", &d.status_code)?;
+        m.serialize_entry("size", &d.size)?;
+        m.serialize_entry("duration", &d.duration_ns)?;
+        m.end()
+    }
+}
+
+impl Serialize for Document {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::View(d) => d.serialize(s),
+            Self::Action(d) => d.serialize(s),
+            Self::Error(d) => d.serialize(s),
+            Self::Resource(d) => d.serialize(s),
+            Self::Mapped { value, .. } => value.serialize(s),
+        }
+    }
+}

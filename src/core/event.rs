@@ -1,0 +1,191 @@
+//! Events as captured at call time.
+//!
+//! Everything an event needs is copied when the host calls: its sequence number, the wall-clock and
+//! monotonic time of the call, and an owned copy of its attributes. Later mutation by the host
+//! cannot change a queued event, and processing it later gives the same documents as processing it
+//! at once.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::config::TrackingConsent;
+
+/// Attributes of one call (or the global ones): a JSON object, owned.
+pub type Attributes = Map<String, Value>;
+
+/// One captured call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    /// Per pipeline, strictly increasing in call order.
+    pub seq: u64,
+    /// Wall-clock time of the call, ms since the Unix epoch: the documents' `date`.
+    pub wall_ms: i64,
+    /// Monotonic time of the call, ns: durations (`time_spent`, resource `duration`).
+    pub mono_ns: u64,
+    pub kind: EventKind,
+    /// The call's own attributes (merged over the global ones in `context`).
+    pub attrs: Attributes,
+}
+
+/// What the call was.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EventKind {
+    StartView { key: String, name: String },
+    StopView { key: String },
+    Action { action_type: ActionType, name: String },
+    Error { message: String, source: ErrorSource, stack: Option<String>, is_crash: bool },
+    StartResource { key: String, method: String, url: String },
+    StopResource { key: String, status_code: u16, kind: ResourceKind, size: Option<u64> },
+    AddTiming { name: String },
+    AddAttribute { key: String, value: Value },
+    RemoveAttribute { key: String },
+    SetUser(Option<UserInfo>),
+    SetConsent(TrackingConsent),
+    StopSession,
+    KeepAlive,
+}
+
+impl EventKind {
+    /// Calls that must see every earlier call processed first (DESIGN.md, "Synchronous drains"):
+    /// a crash or error sees the whole history, and queued events keep the user and consent of
+    /// their call.
+    pub fn drains_queue(&self) -> bool {
+        matches!(
+            self,
+            Self::Error { .. } | Self::SetUser(_) | Self::SetConsent(_) | Self::StopSession | Self::KeepAlive
+        )
+    }
+
+    /// The JS method name, for logs and errors.
+    pub fn method(&self) -> &'static str {
+        match self {
+            Self::StartView { .. } => "startView",
+            Self::StopView { .. } => "stopView",
+            Self::Action { .. } => "addAction",
+            Self::Error { is_crash: true, .. } => "markCrash",
+            Self::Error { .. } => "addError",
+            Self::StartResource { .. } => "startResource",
+            Self::StopResource { .. } => "stopResource",
+            Self::AddTiming { .. } => "addTiming",
+            Self::AddAttribute { .. } => "addAttribute",
+            Self::RemoveAttribute { .. } => "removeAttribute",
+            Self::SetUser(_) => "setUser",
+            Self::SetConsent(_) => "setTrackingConsent",
+            Self::StopSession => "stopSession",
+            Self::KeepAlive => "keepAlive",
+        }
+    }
+}
+
+/// The user in force; `extra` lands beside id/name/email in `usr`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UserInfo {
+    pub id: Option<String>,
+    pub name: Option<String>,
+    pub email: Option<String>,
+    pub extra: Attributes,
+}
+
+impl Serialize for UserInfo {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        for (k, v) in &self.extra {
+            if !matches!(k.as_str(), "id" | "name" | "email") {
+                m.serialize_entry(k, v)?;
+            }
+        }
+        if let Some(id) = &self.id {
+            m.serialize_entry("id", id)?;
+        }
+        if let Some(name) = &self.name {
+            m.serialize_entry("name", name)?;
+        }
+        if let Some(email) = &self.email {
+            m.serialize_entry("email", email)?;
+        }
+        m.end()
+    }
+}
+
+/// Declares a closed set of JS strings: `parse` for the binding, `as_str` for documents.
+macro_rules! js_enum {
+    ($(#[$doc:meta])* $name:ident { $($variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $name { $($variant),+ }
+
+        impl $name {
+            pub const ALL: &'static [&'static str] = &[$($text),+];
+
+            pub fn parse(s: &str) -> Option<Self> {
+                match s { $($text => Some(Self::$variant),)+ _ => None }
+            }
+
+            pub fn as_str(self) -> &'static str {
+                match self { $(Self::$variant => $text),+ }
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+    };
+}
+
+js_enum!(
+    /// RUM action types the interface accepts.
+    ActionType { Tap = "tap", Scroll = "scroll", Swipe = "swipe", Click = "click", Back = "back", Custom = "custom" }
+);
+
+js_enum!(
+    /// RUM error sources the interface accepts.
+    ErrorSource { Source = "source", Network = "network", Webview = "webview", Console = "console", Custom = "custom" }
+);
+
+js_enum!(
+    /// RUM resource types (rum-events-format `resource.type`).
+    ResourceKind {
+        Document = "document", Xhr = "xhr", Beacon = "beacon", Fetch = "fetch", Css = "css", Js = "js",
+        Image = "image", Font = "font", Media = "media", Other = "other", Native = "native",
+    }
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn enums_round_trip_their_js_names() {
+        for name in ActionType::ALL {
+            assert_eq!(ActionType::parse(name).map(ActionType::as_str), Some(*name));
+        }
+        assert_eq!(ErrorSource::parse("network"), Some(ErrorSource::Network));
+        assert_eq!(ResourceKind::parse("fetch"), Some(ResourceKind::Fetch));
+        assert_eq!(ActionType::parse("Tap"), None);
+    }
+
+    #[test]
+    fn drain_points_are_the_documented_calls() {
+        assert!(EventKind::KeepAlive.drains_queue());
+        assert!(EventKind::SetUser(None).drains_queue());
+        assert!(EventKind::SetConsent(TrackingConsent::Pending).drains_queue());
+        assert!(EventKind::StopSession.drains_queue());
+        let action = EventKind::Action { action_type: ActionType::Tap, name: "a".into() };
+        assert!(!action.drains_queue());
+        let error = EventKind::Error { message: "m".into(), source: ErrorSource::Custom, stack: None, is_crash: false };
+        assert!(error.drains_queue());
+    }
+
+    #[test]
+    fn user_fields_win_over_extra_keys_of_the_same_name() {
+        let mut extra = Attributes::new();
+        extra.insert("id".into(), Value::from("spoofed"));
+        extra.insert("plan".into(), Value::from("pro"));
+        let u = UserInfo { id: Some("u1".into()), name: None, email: None, extra };
+        let v = serde_json::to_value(&u).expect("serialize");
+        assert_eq!(v, serde_json::json!({ "plan": "pro", "id": "u1" }));
+    }
+}

@@ -1,0 +1,12 @@
+//! The pipeline without any JavaScript engine: events, scopes, dispatch, coalescing, storage.
+//! The host reaches it only through the traits in [`seam`].
+
+pub mod coalesce;
+pub mod config;
+pub mod dispatch;
+pub mod document;
+pub mod event;
+pub mod scope;
+pub mod seam;
+pub mod stats;
+pub mod storage;

@@ -1,0 +1,90 @@
+//! The seams between the core and its host: traits the core owns, implemented for real by the
+//! binding (`src/napi`) and the storage writer, and by fakes in tests. Time is injected through
+//! [`Clock`] and later turns through [`Scheduler`], so every dispatch rule is tested on a virtual
+//! clock without sleeping.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use super::config::TrackingConsent;
+use super::document::Document;
+
+/// The two clocks an event is stamped with.
+pub trait Clock {
+    /// Monotonic nanoseconds: turn budgets and durations.
+    fn mono_ns(&self) -> u64;
+    /// Wall-clock milliseconds since the Unix epoch: documents' `date`.
+    fn wall_ms(&self) -> i64;
+}
+
+/// Work the dispatcher asks to run on a later turn of the JS thread's event loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Timer {
+    /// The turn that spent time on the inline path has ended: its spent time resets to zero.
+    TurnEnd,
+    /// Process the next slice of the queue.
+    Slice,
+}
+
+/// Schedules a [`Timer`] on a later turn (`setTimeout(fn, 0)` on the JS thread). The host calls
+/// the dispatcher back with the same `Timer` when it fires.
+pub trait Scheduler {
+    fn schedule(&self, timer: Timer);
+}
+
+/// Why a document could not be handed to storage.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SinkError {
+    /// The writer is gone (shut down or its thread died).
+    Closed,
+    /// Any other failure, described.
+    Failed(String),
+}
+
+impl fmt::Display for SinkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Closed => f.write_str("the storage writer is closed"),
+            Self::Failed(why) => write!(f, "storage failed: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for SinkError {}
+
+/// Where documents go, in the order they are produced. Handing one over must be cheap (a channel
+/// send): serialization and I/O happen behind it, off the JS thread.
+pub trait DocumentSink: Send + Sync {
+    fn write(&self, doc: Document) -> Result<(), SinkError>;
+    /// The tracking consent changed; documents written after this call carry the new consent.
+    fn consent_changed(&self, consent: TrackingConsent) -> Result<(), SinkError>;
+}
+
+/// What an event mapper decided for one document.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MapOutcome {
+    /// Write the document unchanged.
+    Keep,
+    /// Write this value instead (the mapper returned a changed document).
+    Replace(Value),
+    /// Do not write the document.
+    Drop,
+}
+
+/// A mapper failure: the document is written unchanged and the error counted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MapperError(pub String);
+
+impl fmt::Display for MapperError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "event mapper failed: {}", self.0)
+    }
+}
+
+impl std::error::Error for MapperError {}
+
+/// The host's event mapper, run on the JS thread for each non-view document before it is written.
+pub trait EventMapper {
+    fn map(&mut self, doc: &Document) -> Result<MapOutcome, MapperError>;
+}
