@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Runs every test of the project on a fresh machine: installs what it needs, then
+#   1. the Rust core and storage (cargo test, no JS engine),
+#   2. the release library loaded into Node.js (node --test tests/node),
+#   3. the generated index.d.ts is current,
+#   4. the ArkTS/hvigor files and the OHOS code paths (scripts/check-ets.sh, scripts/check-ohos.sh).
+# Exits non-zero on the first failing step.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export RUM_NATIVE_QUIET=1
+
+step() { printf '\n==> %s\n' "$*"; }
+
+need() {
+  command -v "$1" >/dev/null 2>&1 && return 0
+  step "installing $2 (apt)"
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq "$2"; else sudo apt-get update -qq && sudo apt-get install -y -qq "$2"; fi
+}
+need cargo cargo
+need node nodejs
+need npm npm
+
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 18 ]; then
+  echo "Node.js 18 or newer is needed for node --test (found $(node --version))" >&2
+  exit 1
+fi
+
+step "cargo test (core and storage, no JS engine)"
+cargo test --no-default-features --all-targets
+
+step "cargo build --release (the cdylib Node loads)"
+cargo build --release --lib
+export RUM_NATIVE_LIB="$PWD/target/release/librum_native.so"
+
+step "index.d.ts is current"
+scripts/gen-dts.sh --check
+
+step "node --test tests/node"
+node --test --test-concurrency=1 tests/node/
+
+if [ -x scripts/check-ets.sh ]; then
+  step "ArkTS facade and hvigor files"
+  scripts/check-ets.sh
+fi
+
+if [ -x scripts/check-ohos.sh ]; then
+  step "OHOS code paths type-check"
+  scripts/check-ohos.sh
+fi
+
+step "all tests passed"
