@@ -1,0 +1,34 @@
+/** RUM action types. */
+export type ActionType = 'tap' | 'scroll' | 'swipe' | 'click' | 'back' | 'custom'
+/** RUM error sources. */
+export type ErrorSource = 'source' | 'network' | 'webview' | 'console' | 'custom'
+/** RUM resource types. */
+export type ResourceKind = 'document' | 'xhr' | 'beacon' | 'fetch' | 'css' | 'js' | 'image' | 'font' | 'media' | 'other' | 'native'
+/** Tracking consent. */
+export type TrackingConsent = 'granted' | 'not_granted' | 'pending'
+/** A JSON-like attribute value (Dates become epoch milliseconds; undefined members are skipped). */
+export type AttributeValue = string | number | boolean | null | Date | AttributeValue[] | { [key: string]: AttributeValue }
+/** Attributes of a call: a plain object, or a Map (ArkTS `collections.Map`) with string keys. */
+export type Attributes = { [key: string]: AttributeValue } | Map<string, AttributeValue>
+/** One action of `addActions`. */
+export interface ActionEvent {
+  type: ActionType
+  name: string
+  attributes?: Attributes
+}
+/** The user of `setUser`. */
+export interface UserInfo {
+  id?: string
+  name?: string
+  email?: string
+  extra?: { [key: string]: AttributeValue }
+}
+/** A RUM document as the event mapper sees it (the RUM event format). */
+export type RumDocument = { type: string; date: number; [key: string]: unknown }
+/** A claimed batch: NDJSON body, view documents reduced to their latest version. */
+export interface NextBatch {
+  id: string
+  body: ArrayBuffer
+  eventCount: number
+  bytes: number
+}

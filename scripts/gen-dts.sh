@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds the release library with napi-derive's type definitions on, and writes the HAR's
+# index.d.ts from them. `--check` fails instead of writing when the committed file is stale.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=ets/src/main/cpp/types/librum_native/index.d.ts
+defs=target/typedef
+rm -rf "$defs" && mkdir -p "$defs"
+# The macros write definitions only when they expand: make cargo recompile the binding.
+touch src/napi/*.rs
+NAPI_TYPE_DEF_TMP_FOLDER="$PWD/$defs" cargo build --release --lib 2>&1 | grep -v '^\s*$' | tail -n 3
+file=$(ls "$defs"/* | head -n 1)
+mkdir -p "$(dirname "$out")"
+node scripts/gen-dts.mjs "$file" "$out" "${1:-}"
