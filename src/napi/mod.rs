@@ -5,6 +5,8 @@
 mod convert;
 mod floor;
 mod host;
+mod pipeline;
+mod registry;
 #[cfg(not(target_env = "ohos"))]
 mod node_host;
 

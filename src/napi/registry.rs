@@ -1,0 +1,69 @@
+//! Process-wide pipelines keyed by their canonical storage directory.
+//!
+//! A `RumPipeline` built on another JS thread (a TaskPool worker or a Worker on ArkTS,
+//! worker_threads on Node) for the same `storageDir` attaches to the same scopes and writer, with
+//! a dispatcher of its own for that thread's event loop. The entry lives while any `RumPipeline`
+//! holds it; the last one to go shuts the writer down.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, Weak};
+
+use once_cell::sync::Lazy;
+
+use crate::core::config::Config;
+use crate::core::pipeline::Pipeline;
+use crate::core::seam::DocumentSink;
+use crate::core::stats::DispatchCounters;
+use crate::core::storage::{Storage, StorageOptions};
+
+/// What every thread's `RumPipeline` of one directory shares.
+pub struct Shared {
+    pub config: Config,
+    pub pipeline: Arc<Pipeline>,
+    pub storage: Arc<Storage>,
+}
+
+static OPEN: Lazy<Mutex<HashMap<PathBuf, Weak<Shared>>>> = Lazy::new(|| Mutex::new(HashMap::new()));
+
+/// Why a pipeline could not be opened.
+pub enum AttachError {
+    /// The directory cannot be created or resolved.
+    Dir(String),
+    /// The directory is open with another application id.
+    Conflict(String),
+    /// Storage failed to open.
+    Storage(String),
+}
+
+/// Opens the pipeline of `config.storage_dir`, or attaches to the one already open.
+pub fn attach(mut config: Config) -> Result<Arc<Shared>, AttachError> {
+    std::fs::create_dir_all(&config.storage_dir)
+        .map_err(|e| AttachError::Dir(format!("cannot create {}: {e}", config.storage_dir.display())))?;
+    let canonical = canonical(&config.storage_dir)?;
+    config.storage_dir = canonical.clone();
+    // A poisoned lock only means another thread panicked while holding it; the map is still valid.
+    let mut open = OPEN.lock().unwrap_or_else(|p| p.into_inner());
+    open.retain(|_, w| w.strong_count() > 0);
+    if let Some(existing) = open.get(&canonical).and_then(Weak::upgrade) {
+        if existing.config.application_id != config.application_id {
+            return Err(AttachError::Conflict(format!(
+                "{} is already open for applicationId {:?}",
+                canonical.display(),
+                existing.config.application_id
+            )));
+        }
+        return Ok(existing);
+    }
+    let storage = Storage::open(&config, StorageOptions::default()).map_err(|e| AttachError::Storage(e.to_string()))?;
+    let sink: Arc<dyn DocumentSink> = Arc::new(storage.sink());
+    let pipeline = Pipeline::new(&config, sink, Arc::new(DispatchCounters::default()));
+    let storage = Arc::new(storage);
+    let shared = Arc::new(Shared { config, pipeline, storage });
+    open.insert(canonical, Arc::downgrade(&shared));
+    Ok(shared)
+}
+
+fn canonical(dir: &Path) -> Result<PathBuf, AttachError> {
+    dir.canonicalize().map_err(|e| AttachError::Dir(format!("cannot resolve {}: {e}", dir.display())))
+}
