@@ -61,6 +61,11 @@ pub const SESSION_MAX_DURATION_MS: i64 = 4 * 60 * 60 * 1000;
 /// a host that never stops its resources cannot grow a view without bound.
 pub const MAX_PENDING_RESOURCES_PER_VIEW: usize = 100;
 
+/// Stopped views kept because resources they started are still pending (a slow image may finish
+/// after its screen is gone). Past this many, the oldest such view gives up its pending resources
+/// (dropped and counted), so a host that never stops its resources cannot grow the tree.
+pub const MAX_STOPPED_VIEWS_WITH_PENDING: usize = 10;
+
 /// Tracking consent, as the host sets it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TrackingConsent {

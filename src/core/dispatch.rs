@@ -1,1 +1,471 @@
-//! (being written)
+//! The dispatcher of one JS thread: the turn budget, the bounded queue, slices on later turns,
+//! synchronous drains, the event mapper (DESIGN.md, "The dispatch contract").
+//!
+//! - **Inline path.** While the queue is empty and the current turn has spent less than the turn
+//!   budget, a call is processed at once; the first processing of a turn schedules
+//!   [`Timer::TurnEnd`], whose firing resets the turn's spent time.
+//! - **Queued path.** Otherwise the call is queued, and a [`Timer::Slice`] is scheduled. At the
+//!   queue's capacity a slice runs synchronously before the event is queued: memory stays
+//!   bounded and nothing is dropped. A later call never overtakes an earlier one.
+//! - **Slices** process queued events until the budget is spent (at least one), then write the
+//!   coalesced view documents, and schedule the next slice while anything is left. Failures in a
+//!   deferred slice are logged and counted, never returned into the timer.
+//! - **Drains** (errors, crashes, keep-alive, session stop, user and consent changes, flush, stop,
+//!   session queries) process the whole queue on the caller's turn first.
+//!
+//! Re-entrancy: the event mapper is host code that may call the pipeline again while this
+//! dispatcher is busy (the binding holds it mutably borrowed). Those calls go to the [`Inbox`]:
+//! captured at their call, processed right after the document being mapped, before the next
+//! queued event, without a nested drain (DESIGN's known limit).
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::fmt::Display;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::rc::Rc;
+use std::sync::Arc;
+
+use super::coalesce::ViewEmission;
+use super::document::{Document, DocumentKind};
+use super::event::{Attributes, ErrorSource, Event, EventKind};
+use super::pipeline::Pipeline;
+use super::seam::{Clock, EventMapper, MapOutcome, MapperError, Scheduler, Timer};
+use super::stats::{Counter, DispatchCounters};
+use crate::log;
+
+/// How the event being processed was reached: when its view documents go out, and whether a
+/// failure is one of a deferred slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Mode {
+    emission: ViewEmission,
+    deferred: bool,
+}
+
+impl Mode {
+    const INLINE: Self = Self { emission: ViewEmission::PerEvent, deferred: false };
+    /// A drain or a slice forced by the capacity bound: on the caller's turn.
+    const SYNC_SLICE: Self = Self { emission: ViewEmission::PerSlice, deferred: false };
+    /// A slice run by its timer on a later turn.
+    const DEFERRED_SLICE: Self = Self { emission: ViewEmission::PerSlice, deferred: true };
+}
+
+/// Time spent on the current turn of the JS thread.
+#[derive(Clone, Copy, Debug, Default)]
+struct Turn {
+    /// Everything processed on the caller's turn (inline, drains, capacity slices): the budget.
+    spent_ns: u64,
+    /// The inline path alone: `longest_inline_turn_us` (drains are unbounded by design).
+    inline_ns: u64,
+    end_scheduled: bool,
+}
+
+/// The dispatcher of one JS thread. Not `Send`: it lives on its thread, with that thread's clock,
+/// timers and event mapper; the [`Pipeline`] it shares with other threads is.
+pub struct Dispatcher<C: Clock, S: Scheduler> {
+    shared: Arc<Pipeline>,
+    clock: Rc<C>,
+    scheduler: S,
+    mapper: Option<Box<dyn EventMapper>>,
+    queue: VecDeque<Event>,
+    inbox: Inbox<C>,
+    turn: Turn,
+    slice_scheduled: bool,
+    running_inbox: bool,
+    /// Reused document buffer, so processing an event does not allocate one.
+    docs: Vec<Document>,
+}
+
+impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
+    pub fn new(shared: Arc<Pipeline>, clock: C, scheduler: S) -> Self {
+        let clock = Rc::new(clock);
+        let inbox = Inbox { clock: Rc::clone(&clock), shared: Arc::clone(&shared), events: Rc::default() };
+        Self {
+            shared,
+            clock,
+            scheduler,
+            mapper: None,
+            queue: VecDeque::new(),
+            inbox,
+            turn: Turn::default(),
+            slice_scheduled: false,
+            running_inbox: false,
+            docs: Vec::new(),
+        }
+    }
+
+    pub fn pipeline(&self) -> &Arc<Pipeline> {
+        &self.shared
+    }
+
+    pub fn clock(&self) -> &C {
+        &self.clock
+    }
+
+    pub fn scheduler(&self) -> &S {
+        &self.scheduler
+    }
+
+    /// The handle for calls made while this dispatcher is busy (from inside the event mapper).
+    pub fn inbox(&self) -> Inbox<C> {
+        self.inbox.clone()
+    }
+
+    /// Events of this dispatcher waiting for a slice.
+    pub fn queue_len(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Installs (or removes) the event mapper run on each non-view document before it is written.
+    pub fn set_mapper(&mut self, mapper: Option<Box<dyn EventMapper>>) {
+        self.mapper = mapper;
+    }
+
+    /// Stamps a call: next sequence number, wall-clock and monotonic time now, its attributes.
+    pub fn capture(&self, kind: EventKind, attrs: Attributes) -> Event {
+        capture(&*self.clock, &self.shared, kind, attrs)
+    }
+
+    /// One call from the host: captured now, then processed inline or queued.
+    pub fn call(&mut self, kind: EventKind, attrs: Attributes) {
+        let now = self.clock.mono_ns();
+        self.call_from(now, kind, attrs);
+    }
+
+    /// A call the host entered at `started_ns` (this dispatcher's monotonic clock), before it
+    /// copied the arguments. On the inline path the whole call is charged to the turn: the budget
+    /// is the SDK's time on the caller's turn, and copying arguments is part of it.
+    pub fn call_from(&mut self, started_ns: u64, kind: EventKind, attrs: Attributes) {
+        let ev = self.capture(kind, attrs);
+        self.route(ev, started_ns);
+    }
+
+    /// Many calls in one host call (`addActions`): all are captured first, at the same call time
+    /// and with consecutive sequence numbers, then each follows the same rules as [`Self::call`].
+    pub fn call_batch<I>(&mut self, calls: I)
+    where
+        I: IntoIterator<Item = (EventKind, Attributes)>,
+    {
+        let now = self.clock.mono_ns();
+        self.call_batch_from(now, calls);
+    }
+
+    /// [`Self::call_batch`] for a host call entered at `started_ns`: the argument copying is
+    /// charged with the first event that runs inline (see [`Self::call_from`]).
+    pub fn call_batch_from<I>(&mut self, started_ns: u64, calls: I)
+    where
+        I: IntoIterator<Item = (EventKind, Attributes)>,
+    {
+        let (wall_ms, mono_ns) = (self.clock.wall_ms(), self.clock.mono_ns());
+        let calls = calls.into_iter();
+        let mut events = Vec::with_capacity(calls.size_hint().0);
+        for (kind, attrs) in calls {
+            events.push(Event { seq: 0, wall_ms, mono_ns, kind, attrs });
+        }
+        let first = self.shared.reserve_seq(events.len() as u64);
+        for (ev, seq) in events.iter_mut().zip(first..) {
+            ev.seq = seq;
+        }
+        let mut started = Some(started_ns);
+        for ev in events {
+            let from = started.take().unwrap_or_else(|| self.clock.mono_ns());
+            self.route(ev, from);
+        }
+    }
+
+    /// Routes an already captured event (what [`Self::call`] does after capturing).
+    pub fn dispatch(&mut self, ev: Event) {
+        let now = self.clock.mono_ns();
+        self.route(ev, now);
+    }
+
+    fn route(&mut self, ev: Event, started_ns: u64) {
+        if ev.kind.drains_queue() || self.shared.is_stopped() {
+            self.drain_queue();
+            self.run_inline(ev, self.clock.mono_ns());
+        } else if self.queue.is_empty() && self.turn.spent_ns < self.shared.turn_budget_ns() {
+            self.run_inline(ev, started_ns);
+        } else {
+            self.enqueue(ev);
+        }
+    }
+
+    /// `markCrash(message, stack)`: an unhandled error, after every earlier call.
+    pub fn mark_crash(&mut self, message: String, stack: Option<String>, attrs: Attributes) {
+        self.call(EventKind::Error { message, source: ErrorSource::Source, stack, is_crash: true }, attrs);
+    }
+
+    /// A timer this dispatcher scheduled has fired. Never fails: a deferred slice logs and counts
+    /// its failures.
+    pub fn on_timer(&mut self, timer: Timer) {
+        match timer {
+            Timer::TurnEnd => self.turn = Turn::default(),
+            Timer::Slice => {
+                self.slice_scheduled = false;
+                if self.queue.is_empty() {
+                    return; // a drain got there first
+                }
+                self.run_slice(Mode::DEFERRED_SLICE);
+                if !self.queue.is_empty() {
+                    self.schedule_slice();
+                }
+            }
+        }
+    }
+
+    /// Processes the whole queue now, without a budget.
+    pub fn drain(&mut self) {
+        self.drain_queue();
+    }
+
+    /// `flush()`: every earlier call is processed and handed to the sink when this returns (the
+    /// binding then flushes storage).
+    pub fn flush(&mut self) {
+        self.drain_queue();
+    }
+
+    /// `sessionId()`: the live session after every earlier call.
+    pub fn session_id(&mut self) -> Option<String> {
+        self.drain_queue();
+        self.shared.current_session_id(self.clock.wall_ms())
+    }
+
+    /// `stop()`: drains, then every later call (on any thread of the pipeline) is processed on its
+    /// caller's turn.
+    pub fn stop(&mut self) {
+        self.drain_queue();
+        self.shared.mark_stopped();
+    }
+
+    fn counters(&self) -> &DispatchCounters {
+        self.shared.counters()
+    }
+
+    fn run_inline(&mut self, ev: Event, started_ns: u64) {
+        self.counters().calls_inline.incr();
+        let start = started_ns.min(self.clock.mono_ns());
+        self.process(ev, Mode::INLINE);
+        let spent = self.clock.mono_ns().saturating_sub(start);
+        self.charge_turn(spent, true);
+    }
+
+    fn enqueue(&mut self, ev: Event) {
+        if self.queue.len() >= self.shared.queue_capacity() {
+            self.counters().slices_at_capacity.incr();
+            let spent = self.run_slice(Mode::SYNC_SLICE);
+            self.charge_turn(spent, false);
+        }
+        self.queue.push_back(ev);
+        let c = self.shared.counters();
+        c.calls_queued.incr();
+        c.queue_length.incr();
+        c.queue_high_water.max(c.queue_length.get());
+        if !self.slice_scheduled {
+            self.schedule_slice();
+        }
+    }
+
+    fn schedule_slice(&mut self) {
+        self.slice_scheduled = true;
+        self.scheduler.schedule(Timer::Slice);
+    }
+
+    /// Adds time spent on the caller's turn; the turn's first processing schedules its end.
+    fn charge_turn(&mut self, spent_ns: u64, inline: bool) {
+        if self.shared.is_stopped() {
+            return; // no budget after stop, so no turn to track
+        }
+        self.turn.spent_ns = self.turn.spent_ns.saturating_add(spent_ns);
+        if inline {
+            self.turn.inline_ns = self.turn.inline_ns.saturating_add(spent_ns);
+            self.counters().longest_inline_turn_us.max(self.turn.inline_ns / 1_000);
+        }
+        if !self.turn.end_scheduled {
+            self.turn.end_scheduled = true;
+            self.scheduler.schedule(Timer::TurnEnd);
+        }
+    }
+
+    /// Processes queued events until the budget is spent (at least one), then emits the coalesced
+    /// view documents. Returns the time it took.
+    fn run_slice(&mut self, mode: Mode) -> u64 {
+        let budget = self.shared.turn_budget_ns();
+        let start = self.clock.mono_ns();
+        while let Some(ev) = self.queue.pop_front() {
+            self.counters().queue_length.sub(1);
+            self.process(ev, mode);
+            if self.clock.mono_ns().saturating_sub(start) >= budget {
+                break;
+            }
+        }
+        self.emit_views(mode);
+        let spent = self.clock.mono_ns().saturating_sub(start);
+        let c = self.counters();
+        c.slices_run.incr();
+        c.longest_slice_us.max(spent / 1_000);
+        spent
+    }
+
+    fn drain_queue(&mut self) {
+        if let Some(spent) = self.drain_unbudgeted() {
+            self.charge_turn(spent, false);
+        }
+    }
+
+    /// The whole queue, coalesced; `None` when it was empty.
+    fn drain_unbudgeted(&mut self) -> Option<u64> {
+        if self.queue.is_empty() {
+            return None;
+        }
+        let start = self.clock.mono_ns();
+        while let Some(ev) = self.queue.pop_front() {
+            self.counters().queue_length.sub(1);
+            self.process(ev, Mode::SYNC_SLICE);
+        }
+        self.emit_views(Mode::SYNC_SLICE);
+        self.counters().drains.incr();
+        Some(self.clock.mono_ns().saturating_sub(start))
+    }
+
+    fn process(&mut self, ev: Event, mode: Mode) {
+        let mut docs = std::mem::take(&mut self.docs);
+        let consent = self.shared.apply(ev, mode.emission, &mut docs);
+        self.deliver_all(&mut docs, mode);
+        if let Some(consent) = consent {
+            if let Err(e) = self.shared.sink().consent_changed(consent) {
+                let c = self.shared.counters();
+                report(c, &c.sink_errors, mode, "consent change not delivered", &e);
+            }
+        }
+        self.docs = docs;
+    }
+
+    fn emit_views(&mut self, mode: Mode) {
+        let mut docs = std::mem::take(&mut self.docs);
+        self.shared.emit_views(&mut docs);
+        self.deliver_all(&mut docs, mode);
+        self.docs = docs;
+    }
+
+    fn deliver_all(&mut self, docs: &mut Vec<Document>, mode: Mode) {
+        for doc in docs.drain(..) {
+            self.deliver(doc, mode);
+            self.run_inbox(mode);
+        }
+    }
+
+    /// Maps (non-view documents) and hands one document to the sink.
+    fn deliver(&mut self, doc: Document, mode: Mode) {
+        let c = self.shared.counters();
+        c.documents_produced.incr();
+        let kind = doc.kind();
+        let doc = match self.mapper.as_mut() {
+            Some(mapper) if kind != DocumentKind::View => match map_guarded(mapper.as_mut(), &doc) {
+                Ok(MapOutcome::Keep) => doc,
+                Ok(MapOutcome::Replace(value)) => Document::Mapped { kind, value },
+                Ok(MapOutcome::Drop) => {
+                    c.mapper_dropped.incr();
+                    return;
+                }
+                Err(e) => {
+                    report(c, &c.mapper_errors, mode, "event mapper failed; document kept unchanged", &e);
+                    doc
+                }
+            },
+            _ => doc,
+        };
+        if let Err(e) = self.shared.sink().write(doc) {
+            report(c, &c.sink_errors, mode, "document not delivered to storage", &e);
+        }
+    }
+
+    /// Calls the host made from inside the mapper, in their call order.
+    fn run_inbox(&mut self, mode: Mode) {
+        // The outer loop picks up calls made while an inbox event is itself being mapped, so a
+        // mapper that keeps calling back cannot grow the stack.
+        if self.running_inbox || self.inbox.is_empty() {
+            return;
+        }
+        self.running_inbox = true;
+        while let Some(ev) = self.inbox.pop() {
+            let c = self.counters();
+            c.calls_inline.incr();
+            c.calls_reentrant.incr();
+            self.process(ev, mode);
+        }
+        self.running_inbox = false;
+    }
+}
+
+impl<C: Clock, S: Scheduler> Drop for Dispatcher<C, S> {
+    /// A thread's dispatcher going away (its JS object collected) still delivers what it queued.
+    /// No turn is charged: no timer may fire for a dispatcher that no longer exists.
+    fn drop(&mut self) {
+        self.run_inbox(Mode::SYNC_SLICE);
+        if self.drain_unbudgeted().is_some() {
+            log::info("dispatcher dropped with queued events; they were processed first");
+        }
+    }
+}
+
+/// Runs the mapper; a panic in it is a failure like a thrown exception, not a crash of the app.
+fn map_guarded(mapper: &mut dyn EventMapper, doc: &Document) -> Result<MapOutcome, MapperError> {
+    catch_unwind(AssertUnwindSafe(|| mapper.map(doc)))
+        .unwrap_or_else(|_| Err(MapperError("the event mapper panicked".to_owned())))
+}
+
+/// Counts a failure and logs it. A burst of failures (a full disk) would log thousands of lines:
+/// only the 1st, 2nd, 4th, 8th, … of each kind are logged, with their running count.
+fn report(c: &DispatchCounters, counter: &Counter, mode: Mode, what: &str, err: &dyn Display) {
+    counter.incr();
+    if mode.deferred {
+        c.slice_errors.incr();
+    }
+    let n = counter.get();
+    if n.is_power_of_two() {
+        let path = if mode.deferred { "deferred slice" } else { "caller's turn" };
+        log::warn(&format!("{what} ({path}, failure #{n}): {err}"));
+    }
+}
+
+fn capture<C: Clock>(clock: &C, shared: &Pipeline, kind: EventKind, attrs: Attributes) -> Event {
+    Event { seq: shared.reserve_seq(1), wall_ms: clock.wall_ms(), mono_ns: clock.mono_ns(), kind, attrs }
+}
+
+/// Calls made while the dispatcher is busy (from inside the event mapper): captured at their call,
+/// processed by the dispatcher right after the document being mapped. Cloneable; not `Send`.
+pub struct Inbox<C: Clock> {
+    clock: Rc<C>,
+    shared: Arc<Pipeline>,
+    events: Rc<RefCell<VecDeque<Event>>>,
+}
+
+impl<C: Clock> Clone for Inbox<C> {
+    fn clone(&self) -> Self {
+        Self { clock: Rc::clone(&self.clock), shared: Arc::clone(&self.shared), events: Rc::clone(&self.events) }
+    }
+}
+
+impl<C: Clock> Inbox<C> {
+    /// Captures the call now (sequence, time, attributes) and leaves it for the dispatcher.
+    pub fn push(&self, kind: EventKind, attrs: Attributes) {
+        let ev = capture(&*self.clock, &self.shared, kind, attrs);
+        self.events.borrow_mut().push_back(ev);
+    }
+
+    pub fn len(&self) -> usize {
+        self.events.borrow().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.events.borrow().is_empty()
+    }
+
+    /// The live session's id, without a drain (the dispatcher is busy).
+    pub fn session_id(&self) -> Option<String> {
+        self.shared.current_session_id(self.clock.wall_ms())
+    }
+
+    fn pop(&self) -> Option<Event> {
+        self.events.borrow_mut().pop_front()
+    }
+}

@@ -6,6 +6,8 @@ pub mod config;
 pub mod dispatch;
 pub mod document;
 pub mod event;
+pub mod ids;
+pub mod pipeline;
 pub mod scope;
 pub mod seam;
 pub mod stats;

@@ -1,1 +1,545 @@
-//! (being written)
+//! The scope tree: application → session → view → action / resource / error, and the context every
+//! event carries (global attributes, user, tracking consent).
+//!
+//! [`Scopes::apply`] processes one captured event and appends the non-view documents it produces;
+//! views it touches are marked dirty and written by [`Scopes::emit_views`], either right after the
+//! event (inline path) or once per slice (queued path, see [`super::coalesce`]). Everything is
+//! judged by the event's own call-time stamps, never by the time of processing, so a queued event
+//! gives the same documents as it would have given inline.
+//!
+//! Documents are built from shared `Arc`s (identity, session id, view ref, user, global
+//! attributes) plus the call's own attributes, which are moved, not copied.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use super::coalesce::DirtyMark;
+use super::config::{
+    TrackingConsent, MAX_PENDING_RESOURCES_PER_VIEW, MAX_STOPPED_VIEWS_WITH_PENDING, SESSION_INACTIVITY_MS,
+    SESSION_MAX_DURATION_MS,
+};
+use super::document::{
+    ActionDocument, Common, Document, ErrorDocument, Identity, ResourceDocument, ViewDocument, ViewRef,
+};
+use super::event::{Attributes, Event, EventKind, UserInfo};
+use super::ids::IdGen;
+use super::stats::DispatchCounters;
+
+/// Name and key (its `url`) of the view an action, error or resource opens when no view is active,
+/// so nothing reported before the first `startView` is lost. The seed SDK's name.
+pub const LAUNCH_VIEW_NAME: &str = "ApplicationLaunch";
+
+/// The call-time stamps of the event being applied.
+#[derive(Clone, Copy, Debug)]
+struct At {
+    seq: u64,
+    wall_ms: i64,
+    mono_ns: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Session {
+    id: Arc<str>,
+    start_ms: i64,
+    last_ms: i64,
+}
+
+impl Session {
+    /// Judged by an event's own wall-clock time. A clock stepped backwards never expires a session
+    /// (the differences are negative).
+    fn expired_at(&self, now_ms: i64) -> bool {
+        now_ms.saturating_sub(self.last_ms) > SESSION_INACTIVITY_MS
+            || now_ms.saturating_sub(self.start_ms) > SESSION_MAX_DURATION_MS
+    }
+}
+
+/// The view that was on screen when its session ended; the next session reopens it (new id), as
+/// the user is still looking at it.
+#[derive(Clone, Debug)]
+struct Resume {
+    key: Arc<str>,
+    name: Arc<str>,
+    attrs: Attributes,
+}
+
+#[derive(Clone, Debug)]
+struct PendingResource {
+    key: String,
+    id: String,
+    method: String,
+    url: String,
+    start_wall_ms: i64,
+    start_mono_ns: u64,
+    attrs: Attributes,
+}
+
+#[derive(Clone, Debug)]
+struct ViewScope {
+    key: Arc<str>,
+    view: ViewRef,
+    session_id: Arc<str>,
+    start_wall_ms: i64,
+    start_mono_ns: u64,
+    /// Monotonic time of the last event that touched the view while active (or of its stop).
+    end_mono_ns: u64,
+    active: bool,
+    action_count: u64,
+    error_count: u64,
+    resource_count: u64,
+    /// startView's attributes, then stopView's merged over them.
+    attrs: Attributes,
+    /// User and global attributes in force at the last event that touched the view: its document
+    /// carries these whenever it is emitted.
+    usr: Option<Arc<UserInfo>>,
+    global: Arc<Attributes>,
+    /// Resources started on this view and not stopped yet, oldest first.
+    pending: VecDeque<PendingResource>,
+    document_version: u64,
+    mark: DirtyMark,
+}
+
+impl ViewScope {
+    fn document(&mut self, identity: &Arc<Identity>) -> Document {
+        self.document_version += 1;
+        Document::View(ViewDocument {
+            common: Common {
+                date: self.start_wall_ms,
+                identity: Arc::clone(identity),
+                session_id: Arc::clone(&self.session_id),
+                usr: self.usr.clone(),
+                global: Arc::clone(&self.global),
+                attrs: self.attrs.clone(),
+            },
+            view: self.view.clone(),
+            document_version: self.document_version,
+            time_spent_ns: self.end_mono_ns.saturating_sub(self.start_mono_ns),
+            is_active: self.active,
+            action_count: self.action_count,
+            error_count: self.error_count,
+            resource_count: self.resource_count,
+        })
+    }
+}
+
+/// How a session ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ending {
+    /// Inactivity or total duration: the view ended with its last event.
+    Expired,
+    /// `stopSession`: the view ends at that call.
+    Stopped,
+}
+
+/// The whole scope state of one pipeline (shared by its dispatchers behind a mutex).
+pub struct Scopes {
+    identity: Arc<Identity>,
+    counters: Arc<DispatchCounters>,
+    ids: IdGen,
+    global: Arc<Attributes>,
+    user: Option<Arc<UserInfo>>,
+    consent: TrackingConsent,
+    session: Option<Session>,
+    resume: Option<Resume>,
+    /// Oldest first. Only the last one can be active; stopped ones stay until their document is
+    /// emitted and their pending resources are stopped.
+    views: Vec<ViewScope>,
+}
+
+impl Scopes {
+    pub fn new(identity: Arc<Identity>, consent: TrackingConsent, counters: Arc<DispatchCounters>, ids: IdGen) -> Self {
+        Self {
+            identity,
+            counters,
+            ids,
+            global: Arc::new(Attributes::new()),
+            user: None,
+            consent,
+            session: None,
+            resume: None,
+            views: Vec::new(),
+        }
+    }
+
+    /// Applies one event; its non-view documents are appended to `out`, touched views are marked.
+    pub fn apply(&mut self, ev: Event, out: &mut Vec<Document>) {
+        let Event { seq, wall_ms, mono_ns, kind, attrs } = ev;
+        let at = At { seq, wall_ms, mono_ns };
+        match kind {
+            EventKind::AddAttribute { key, value } => {
+                // Copy-on-write: documents already built keep the map of their call.
+                Arc::make_mut(&mut self.global).insert(key, value);
+            }
+            EventKind::RemoveAttribute { key } => {
+                if self.global.contains_key(&key) {
+                    Arc::make_mut(&mut self.global).remove(&key);
+                }
+            }
+            EventKind::SetUser(user) => self.user = user.map(Arc::new),
+            EventKind::SetConsent(consent) => self.consent = consent,
+            EventKind::StopSession => {
+                if self.live_session(&at) {
+                    self.end_session(&at, Ending::Stopped);
+                }
+            }
+            EventKind::KeepAlive => {
+                if self.live_session(&at) {
+                    self.touch_active(&at);
+                }
+            }
+            EventKind::AddTiming { .. } => {
+                // The view document has no custom timings yet; the call still marks activity.
+                if self.live_session(&at) {
+                    self.touch_active(&at);
+                }
+            }
+            EventKind::StartView { key, name } => {
+                self.open_session(&at, false);
+                self.start_view(&at, key.into(), name.into(), attrs);
+            }
+            EventKind::StopView { key } => self.stop_view(&at, &key, attrs),
+            EventKind::Action { action_type, name } => {
+                let Some(i) = self.view_for(&at) else { return };
+                let Some(v) = self.views.get_mut(i) else { return };
+                v.action_count += 1;
+                let (view, session_id) = (v.view.clone(), Arc::clone(&v.session_id));
+                self.touch(i, &at);
+                let id = self.ids.uuid();
+                let common = self.common(at.wall_ms, session_id, attrs);
+                out.push(Document::Action(ActionDocument { common, view, id, action_type, target_name: name }));
+            }
+            EventKind::Error { message, source, stack, is_crash } => {
+                let Some(i) = self.view_for(&at) else { return };
+                let Some(v) = self.views.get_mut(i) else { return };
+                v.error_count += 1;
+                let (view, session_id) = (v.view.clone(), Arc::clone(&v.session_id));
+                self.touch(i, &at);
+                let id = self.ids.uuid();
+                let common = self.common(at.wall_ms, session_id, attrs);
+                out.push(Document::Error(ErrorDocument { common, view, id, message, source, stack, is_crash }));
+            }
+            EventKind::StartResource { key, method, url } => {
+                let Some(i) = self.view_for(&at) else { return };
+                let id = self.ids.uuid();
+                let Some(v) = self.views.get_mut(i) else { return };
+                let mut dropped = 0;
+                // A key restarted before it stopped: the earlier start can never be paired.
+                if let Some(pos) = v.pending.iter().position(|p| p.key == key) {
+                    v.pending.remove(pos);
+                    dropped += 1;
+                }
+                if v.pending.len() >= MAX_PENDING_RESOURCES_PER_VIEW {
+                    v.pending.pop_front();
+                    dropped += 1;
+                }
+                v.pending.push_back(PendingResource {
+                    key,
+                    id,
+                    method,
+                    url,
+                    start_wall_ms: at.wall_ms,
+                    start_mono_ns: at.mono_ns,
+                    attrs,
+                });
+                self.counters.resources_dropped.add(dropped);
+            }
+            EventKind::StopResource { key, status_code, kind, size } => {
+                // Closes an expired session first, but a stop never starts one: the resource
+                // belongs to the view (and session) it started in.
+                self.live_session(&at);
+                let found = self
+                    .views
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .find_map(|(i, v)| v.pending.iter().position(|p| p.key == key).map(|pos| (i, pos)));
+                let Some((i, pos)) = found else {
+                    self.counters.resources_unmatched.incr();
+                    return;
+                };
+                let Some(v) = self.views.get_mut(i) else { return };
+                let Some(p) = v.pending.remove(pos) else { return };
+                v.resource_count += 1;
+                let (view, session_id) = (v.view.clone(), Arc::clone(&v.session_id));
+                self.touch(i, &at);
+                let mut merged = p.attrs;
+                merged.extend(attrs);
+                let common = self.common(p.start_wall_ms, session_id, merged);
+                out.push(Document::Resource(ResourceDocument {
+                    common,
+                    view,
+                    id: p.id,
+                    kind,
+                    url: p.url,
+                    method: p.method,
+                    status_code,
+                    size,
+                    duration_ns: at.mono_ns.saturating_sub(p.start_mono_ns),
+                }));
+            }
+        }
+    }
+
+    /// Appends one document per dirty view (oldest view first), then forgets stopped views that
+    /// owe nothing and wait for no resource.
+    pub fn emit_views(&mut self, out: &mut Vec<Document>) {
+        for v in &mut self.views {
+            if v.mark.take() {
+                out.push(v.document(&self.identity));
+            }
+        }
+        self.views.retain(|v| v.active || v.mark.is_dirty() || !v.pending.is_empty());
+    }
+
+    /// True when some view owes a document.
+    pub fn has_dirty_views(&self) -> bool {
+        self.views.iter().any(|v| v.mark.is_dirty())
+    }
+
+    /// The current session's id, if one is live at `now_ms` (no event is needed to expire it).
+    pub fn session_id(&self, now_ms: i64) -> Option<Arc<str>> {
+        self.session.as_ref().filter(|s| !s.expired_at(now_ms)).map(|s| Arc::clone(&s.id))
+    }
+
+    pub fn user(&self) -> Option<&Arc<UserInfo>> {
+        self.user.as_ref()
+    }
+
+    pub fn consent(&self) -> TrackingConsent {
+        self.consent
+    }
+
+    pub fn global(&self) -> &Arc<Attributes> {
+        &self.global
+    }
+
+    /// Key of the active view, if any.
+    pub fn active_view_key(&self) -> Option<&str> {
+        self.views.last().filter(|v| v.active).map(|v| &*v.key)
+    }
+
+    /// Resources started and not yet stopped, all views together.
+    pub fn pending_resources(&self) -> usize {
+        self.views.iter().map(|v| v.pending.len()).sum()
+    }
+
+    fn active_index(&self) -> Option<usize> {
+        let last = self.views.len().checked_sub(1)?;
+        self.views[last].active.then_some(last)
+    }
+
+    fn common(&self, date: i64, session_id: Arc<str>, attrs: Attributes) -> Common {
+        Common {
+            date,
+            identity: Arc::clone(&self.identity),
+            session_id,
+            usr: self.user.clone(),
+            global: Arc::clone(&self.global),
+            attrs,
+        }
+    }
+
+    /// Records that the event touched view `i`: time spent grows while it is active, its document
+    /// takes the context in force now, and it owes a document.
+    fn touch(&mut self, i: usize, at: &At) {
+        let Some(v) = self.views.get_mut(i) else { return };
+        if v.active {
+            v.end_mono_ns = v.end_mono_ns.max(at.mono_ns);
+        }
+        v.usr = self.user.clone();
+        v.global = Arc::clone(&self.global);
+        if v.mark.mark(at.seq) {
+            self.counters.view_writes_saved.incr();
+        }
+    }
+
+    fn touch_active(&mut self, at: &At) {
+        if let Some(i) = self.active_index() {
+            self.touch(i, at);
+        }
+    }
+
+    /// Whether a session is live at the event's time; an expired one is ended here (its view gets
+    /// its final document) and a live one is extended.
+    fn live_session(&mut self, at: &At) -> bool {
+        let Some(s) = &mut self.session else { return false };
+        if !s.expired_at(at.wall_ms) {
+            s.last_ms = s.last_ms.max(at.wall_ms);
+            return true;
+        }
+        self.end_session(at, Ending::Expired);
+        false
+    }
+
+    /// Makes sure a session is live for an event that needs one; a new session reopens the view
+    /// the previous one ended on, unless the event starts a view itself.
+    fn open_session(&mut self, at: &At, resume: bool) {
+        if self.live_session(at) {
+            return;
+        }
+        let id: Arc<str> = self.ids.uuid().into();
+        self.session = Some(Session { id, start_ms: at.wall_ms, last_ms: at.wall_ms });
+        self.counters.sessions_started.incr();
+        match self.resume.take() {
+            Some(r) if resume => self.start_view(at, r.key, r.name, r.attrs),
+            _ => {}
+        }
+    }
+
+    fn end_session(&mut self, at: &At, how: Ending) {
+        if let Some(i) = self.active_index() {
+            if let Some(v) = self.views.get_mut(i) {
+                if how == Ending::Stopped {
+                    v.end_mono_ns = v.end_mono_ns.max(at.mono_ns);
+                }
+                v.active = false;
+                self.resume =
+                    Some(Resume { key: Arc::clone(&v.key), name: Arc::clone(&v.view.name), attrs: v.attrs.clone() });
+            }
+            self.touch(i, at);
+            self.enforce_stopped_cap();
+        }
+        self.session = None;
+    }
+
+    /// The active view, or a launch view opened for this event (needs a live session).
+    fn view_for(&mut self, at: &At) -> Option<usize> {
+        self.open_session(at, true);
+        if let Some(i) = self.active_index() {
+            return Some(i);
+        }
+        self.start_view(at, LAUNCH_VIEW_NAME.into(), LAUNCH_VIEW_NAME.into(), Attributes::new());
+        self.active_index()
+    }
+
+    fn start_view(&mut self, at: &At, key: Arc<str>, name: Arc<str>, attrs: Attributes) {
+        let Some(session_id) = self.session.as_ref().map(|s| Arc::clone(&s.id)) else { return };
+        if let Some(i) = self.active_index() {
+            if let Some(v) = self.views.get_mut(i) {
+                v.end_mono_ns = v.end_mono_ns.max(at.mono_ns);
+                v.active = false;
+            }
+            self.touch(i, at);
+            self.enforce_stopped_cap();
+        }
+        let id: Arc<str> = self.ids.uuid().into();
+        self.views.push(ViewScope {
+            view: ViewRef { id, name, url: Arc::clone(&key) },
+            key,
+            session_id,
+            start_wall_ms: at.wall_ms,
+            start_mono_ns: at.mono_ns,
+            end_mono_ns: at.mono_ns,
+            active: true,
+            action_count: 0,
+            error_count: 0,
+            resource_count: 0,
+            attrs,
+            usr: None,
+            global: Arc::clone(&self.global),
+            pending: VecDeque::new(),
+            document_version: 0,
+            mark: DirtyMark::default(),
+        });
+        self.touch(self.views.len() - 1, at);
+    }
+
+    fn stop_view(&mut self, at: &At, key: &str, attrs: Attributes) {
+        if !self.live_session(at) {
+            // Its session ended first (and wrote its final document): do not reopen it later.
+            if self.resume.as_ref().is_some_and(|r| &*r.key == key) {
+                self.resume = None;
+            }
+            return;
+        }
+        let Some(i) = self.active_index().filter(|&i| &*self.views[i].key == key) else { return };
+        if let Some(v) = self.views.get_mut(i) {
+            v.end_mono_ns = v.end_mono_ns.max(at.mono_ns);
+            v.active = false;
+            v.attrs.extend(attrs);
+        }
+        self.touch(i, at);
+        self.enforce_stopped_cap();
+    }
+
+    /// Past the cap, the oldest stopped view with pending resources gives them up (counted); it
+    /// is forgotten once its document is out.
+    fn enforce_stopped_cap(&mut self) {
+        let mut waiting = self.views.iter().filter(|v| !v.active && !v.pending.is_empty()).count();
+        for v in &mut self.views {
+            if waiting <= MAX_STOPPED_VIEWS_WITH_PENDING {
+                break;
+            }
+            if !v.active && !v.pending.is_empty() {
+                self.counters.resources_dropped.add(v.pending.len() as u64);
+                v.pending.clear();
+                waiting -= 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::event::ActionType;
+
+    fn scopes() -> (Scopes, Arc<DispatchCounters>) {
+        let counters = Arc::new(DispatchCounters::default());
+        let identity = Arc::new(Identity {
+            application_id: "app".into(),
+            service: "svc".into(),
+            version: "1".into(),
+            env: None,
+            source: "harmonyos".into(),
+        });
+        (Scopes::new(identity, TrackingConsent::Granted, Arc::clone(&counters), IdGen::with_seed(1)), counters)
+    }
+
+    fn ev(seq: u64, wall_ms: i64, kind: EventKind) -> Event {
+        Event { seq, wall_ms, mono_ns: wall_ms as u64 * 1_000_000, kind, attrs: Attributes::new() }
+    }
+
+    fn tap(seq: u64, wall_ms: i64) -> Event {
+        ev(seq, wall_ms, EventKind::Action { action_type: ActionType::Tap, name: "t".into() })
+    }
+
+    #[test]
+    fn sessions_expire_strictly_after_their_limits() {
+        let s = Session { id: "s".into(), start_ms: 0, last_ms: 0 };
+        assert!(!s.expired_at(SESSION_INACTIVITY_MS));
+        assert!(s.expired_at(SESSION_INACTIVITY_MS + 1));
+        assert!(!s.expired_at(-5), "a clock stepped back does not expire it");
+        let busy = Session { id: "s".into(), start_ms: 0, last_ms: SESSION_MAX_DURATION_MS };
+        assert!(!busy.expired_at(SESSION_MAX_DURATION_MS));
+        assert!(busy.expired_at(SESSION_MAX_DURATION_MS + 1));
+    }
+
+    #[test]
+    fn touches_between_two_emissions_are_counted_as_saved_writes() {
+        let (mut s, counters) = scopes();
+        let mut out = Vec::new();
+        s.apply(ev(1, 0, EventKind::StartView { key: "k".into(), name: "n".into() }), &mut out);
+        for seq in 2..5 {
+            s.apply(tap(seq, seq as i64), &mut out);
+        }
+        assert_eq!(out.len(), 3, "actions only; the view waits");
+        assert!(s.has_dirty_views());
+        s.emit_views(&mut out);
+        assert!(!s.has_dirty_views());
+        let Some(Document::View(v)) = out.last() else { panic!("no view document") };
+        assert_eq!((v.action_count, v.document_version, v.time_spent_ns), (3, 1, 4_000_000));
+        assert_eq!(counters.view_writes_saved.get(), 3, "4 touches, 1 write");
+    }
+
+    #[test]
+    fn an_action_without_a_view_opens_the_launch_view_in_a_new_session() {
+        let (mut s, counters) = scopes();
+        let mut out = Vec::new();
+        s.apply(tap(1, 10), &mut out);
+        s.emit_views(&mut out);
+        assert_eq!(s.active_view_key(), Some(LAUNCH_VIEW_NAME));
+        assert_eq!(counters.sessions_started.get(), 1);
+        assert_eq!(counters.view_writes_saved.get(), 0, "opening and counting is one write");
+        assert!(s.session_id(10).is_some());
+    }
+}

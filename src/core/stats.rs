@@ -59,6 +59,11 @@ pub struct DispatchCounters {
     pub sink_errors: Counter,
     pub resources_dropped: Counter,
     pub sessions_started: Counter,
+    /// `stopResource` calls whose key matched no pending resource.
+    pub resources_unmatched: Counter,
+    /// Calls made from inside the event mapper (re-entrant, through the dispatcher's inbox); also
+    /// counted in `calls_inline`.
+    pub calls_reentrant: Counter,
 }
 
 /// Storage-side counters (the writer thread and the upload reader).
@@ -86,4 +91,53 @@ pub struct StorageCounters {
     pub batches_released: Counter,
     pub pre_consent_bytes: Counter,
     pub flush_timeouts: Counter,
+    /// Documents the writer thread received (the left side of the conservation identity below).
+    pub documents_received: Counter,
+    /// Gauge: events in batch files, claimed ones included.
+    pub events_on_disk: Counter,
+    /// Gauge: events in the pre-consent buffer.
+    pub pre_consent_events: Counter,
+    /// Events of batches the uploader acknowledged as delivered (lines of the file, before view
+    /// reduction).
+    pub events_delivered: Counter,
+    /// Events moved from the pre-consent buffer into batches.
+    pub pre_consent_migrated: Counter,
+    pub evicted_batches_oversize: Counter,
+    pub evicted_events_oversize: Counter,
+    /// New documents dropped because only claimed batches and the active one were left to evict.
+    pub dropped_quota: Counter,
+    /// New documents dropped because the file cap was reached and every other batch was claimed.
+    pub dropped_file_cap: Counter,
+    /// Batches (and their events) that vanished from the directory behind the writer's back.
+    pub lost_batches_external: Counter,
+    pub lost_events_external: Counter,
+    /// Recovery at open: batches sealed for a dead process, torn last lines cut, claims released.
+    pub batches_recovered: Counter,
+    pub torn_lines_dropped: Counter,
+    pub stale_claims_released: Counter,
+}
+
+impl StorageCounters {
+    /// Events that left storage without being delivered, all reasons together.
+    pub fn events_lost(&self) -> u64 {
+        self.evicted_events_quota.get()
+            + self.evicted_events_count.get()
+            + self.evicted_events_age.get()
+            + self.evicted_events_oversize.get()
+            + self.dropped_oversize.get()
+            + self.dropped_consent.get()
+            + self.dropped_pre_consent_full.get()
+            + self.dropped_serialize.get()
+            + self.dropped_write_error.get()
+            + self.dropped_quota.get()
+            + self.dropped_file_cap.get()
+            + self.lost_events_external.get()
+    }
+
+    /// Conservation: every received document is on disk, delivered, evicted or dropped.
+    /// `documents_received == events_accounted()` holds whenever the writer is idle (after a
+    /// flush), for a directory that started empty.
+    pub fn events_accounted(&self) -> u64 {
+        self.events_on_disk.get() + self.pre_consent_events.get() + self.events_delivered.get() + self.events_lost()
+    }
 }

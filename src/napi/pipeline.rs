@@ -20,6 +20,7 @@ use super::throw;
 use crate::core::config::{Config, TrackingConsent};
 use crate::core::dispatch::{Dispatcher, Inbox};
 use crate::core::event::{ActionType, Attributes, ErrorSource, EventKind, ResourceKind, UserInfo};
+use crate::core::seam::Clock;
 use crate::core::storage::FlushOutcome;
 use crate::log;
 
@@ -40,6 +41,7 @@ pub struct PipelineOptions {
     /// `env` of every document, when set.
     pub env: Option<String>,
     /// Initial tracking consent. @default "granted"
+    #[napi(ts_type = "TrackingConsent")]
     pub tracking_consent: Option<String>,
     /// Time the SDK may spend on the caller's turn before it queues, ms. @default 4
     pub turn_budget_ms: Option<f64>,
@@ -108,6 +110,8 @@ pub struct RumPipeline {
     dispatcher: Rc<RefCell<HostDispatcher>>,
     /// Where calls made while the dispatcher is busy (from inside the event mapper) go.
     inbox: Inbox<HostClock>,
+    /// The dispatcher's clock (same origin): when each call entered.
+    clock: HostClock,
     /// Keeps the timer delivery alive as long as the pipeline.
     _timers: TimerTarget,
     max_event: usize,
@@ -250,7 +254,8 @@ impl RumPipeline {
         })?;
         let timers: TimerTarget = Rc::new(RefCell::new(None));
         let scheduler = HostScheduler::new(&env, timers.clone())?;
-        let dispatcher = Rc::new(RefCell::new(Dispatcher::new(shared.pipeline.clone(), HostClock::new(), scheduler)));
+        let clock = HostClock::new();
+        let dispatcher = Rc::new(RefCell::new(Dispatcher::new(shared.pipeline.clone(), clock.clone(), scheduler)));
         let inbox = dispatcher.borrow().inbox();
         let weak = Rc::downgrade(&dispatcher);
         *timers.borrow_mut() = Some(Box::new(move |timer| {
@@ -268,13 +273,14 @@ impl RumPipeline {
                 }
             }
         })?;
-        Ok(Self { shared, dispatcher, inbox, _timers: timers, max_event, has_mapper: Cell::new(false), exit_flush: Some((env.raw(), hook)) })
+        Ok(Self { shared, dispatcher, inbox, clock, _timers: timers, max_event, has_mapper: Cell::new(false), exit_flush: Some((env.raw(), hook)) })
     }
 
     /// Hands one event to the dispatcher, or to the inbox when called from inside the mapper.
-    fn submit(&self, kind: EventKind, attrs: Attributes) {
+    /// `started` is when the JS call entered, so the turn is charged for the argument copy too.
+    fn submit(&self, started: u64, kind: EventKind, attrs: Attributes) {
         match self.dispatcher.try_borrow_mut() {
-            Ok(mut d) => d.call(kind, attrs),
+            Ok(mut d) => d.call_from(started, kind, attrs),
             Err(_) => self.inbox.push(kind, attrs),
         }
     }
@@ -308,33 +314,36 @@ impl RumPipeline {
     /// Starts (or restarts) the view `key`.
     #[napi(catch_unwind, ts_args_type = "key: string, name: string, attributes?: Attributes")]
     pub fn start_view(&self, env: Env, key: Unknown, name: Unknown, attributes: Unknown) -> Result<()> {
+        let started = self.clock.mono_ns();
         let r = self.reader(&env, "startView");
         let (kind, attrs) = checked(&env, || {
             let key = self.text(&r, &key, "key")?;
             let name = self.text(&r, &name, "name")?;
             Ok((EventKind::StartView { key, name }, self.attrs(&r, &attributes)?))
         })?;
-        self.submit(kind, attrs);
+        self.submit(started, kind, attrs);
         Ok(())
     }
 
     /// Stops the view `key` (its final document has `is_active: false`).
     #[napi(catch_unwind, ts_args_type = "key: string, attributes?: Attributes")]
     pub fn stop_view(&self, env: Env, key: Unknown, attributes: Unknown) -> Result<()> {
+        let started = self.clock.mono_ns();
         let r = self.reader(&env, "stopView");
         let (kind, attrs) = checked(&env, || {
             Ok((EventKind::StopView { key: self.text(&r, &key, "key")? }, self.attrs(&r, &attributes)?))
         })?;
-        self.submit(kind, attrs);
+        self.submit(started, kind, attrs);
         Ok(())
     }
 
     /// Records a user action on the current view.
     #[napi(catch_unwind, ts_args_type = "type: ActionType, name: string, attributes?: Attributes")]
     pub fn add_action(&self, env: Env, action_type: Unknown, name: Unknown, attributes: Unknown) -> Result<()> {
+        let started = self.clock.mono_ns();
         let r = self.reader(&env, "addAction");
         let (kind, attrs) = checked(&env, || self.action(&r, &action_type, &name, &attributes, ""))?;
-        self.submit(kind, attrs);
+        self.submit(started, kind, attrs);
         Ok(())
     }
 
@@ -349,6 +358,7 @@ impl RumPipeline {
     /// of `{ type, name, attributes? }`. All are checked before any is recorded.
     #[napi(catch_unwind, ts_args_type = "events: Array<ActionEvent>")]
     pub fn add_actions(&self, env: Env, events: Unknown) -> Result<()> {
+        let started = self.clock.mono_ns();
         let r = self.reader(&env, "addActions");
         let batch = checked(&env, || {
             let items = r.elements(events.raw(), "events")?;
@@ -369,7 +379,7 @@ impl RumPipeline {
             Ok(out)
         })?;
         match self.dispatcher.try_borrow_mut() {
-            Ok(mut d) => d.call_batch(batch),
+            Ok(mut d) => d.call_batch_from(started, batch),
             Err(_) => batch.into_iter().for_each(|(k, a)| self.inbox.push(k, a)),
         }
         Ok(())
@@ -378,6 +388,7 @@ impl RumPipeline {
     /// Records an error; everything called before it is processed first.
     #[napi(catch_unwind, ts_args_type = "message: string, source: ErrorSource, stack?: string, attributes?: Attributes")]
     pub fn add_error(&self, env: Env, message: Unknown, source: Unknown, stack: Unknown, attributes: Unknown) -> Result<()> {
+        let started = self.clock.mono_ns();
         let r = self.reader(&env, "addError");
         let (kind, attrs) = checked(&env, || {
             let message = self.text(&r, &message, "message")?;
@@ -385,7 +396,7 @@ impl RumPipeline {
             let stack = self.opt_text(&r, &stack, "stack")?;
             Ok((EventKind::Error { message, source, stack, is_crash: false }, self.attrs(&r, &attributes)?))
         })?;
-        self.submit(kind, attrs);
+        self.submit(started, kind, attrs);
         Ok(())
     }
 
@@ -393,19 +404,21 @@ impl RumPipeline {
     /// false when the writer did not finish within `flushTimeoutMs`.
     #[napi(catch_unwind, ts_args_type = "message: string, stack?: string")]
     pub fn mark_crash(&self, env: Env, message: Unknown, stack: Unknown) -> Result<bool> {
+        let started = self.clock.mono_ns();
         let r = self.reader(&env, "markCrash");
         let kind = checked(&env, || {
             let message = self.text(&r, &message, "message")?;
             let stack = self.opt_text(&r, &stack, "stack")?;
             Ok(EventKind::Error { message, source: ErrorSource::Source, stack, is_crash: true })
         })?;
-        self.submit(kind, Attributes::new());
+        self.submit(started, kind, Attributes::new());
         Ok(self.outcome(self.shared.storage.flush_crash(self.timeout())))
     }
 
     /// Starts a resource (a network request) identified by `key`.
     #[napi(catch_unwind, ts_args_type = "key: string, method: string, url: string, attributes?: Attributes")]
     pub fn start_resource(&self, env: Env, key: Unknown, method: Unknown, url: Unknown, attributes: Unknown) -> Result<()> {
+        let started = self.clock.mono_ns();
         let r = self.reader(&env, "startResource");
         let (kind, attrs) = checked(&env, || {
             let key = self.text(&r, &key, "key")?;
@@ -413,7 +426,7 @@ impl RumPipeline {
             let url = self.text(&r, &url, "url")?;
             Ok((EventKind::StartResource { key, method, url }, self.attrs(&r, &attributes)?))
         })?;
-        self.submit(kind, attrs);
+        self.submit(started, kind, attrs);
         Ok(())
     }
 
@@ -431,6 +444,7 @@ impl RumPipeline {
         size_bytes: Unknown,
         attributes: Unknown,
     ) -> Result<()> {
+        let started = self.clock.mono_ns();
         let r = self.reader(&env, "stopResource");
         let (kind, attrs) = checked(&env, || {
             let key = self.text(&r, &key, "key")?;
@@ -439,22 +453,24 @@ impl RumPipeline {
             let size = r.opt_integer(size_bytes.raw(), "sizeBytes", 0.0, 9_007_199_254_740_991.0)?;
             Ok((EventKind::StopResource { key, status_code, kind, size }, self.attrs(&r, &attributes)?))
         })?;
-        self.submit(kind, attrs);
+        self.submit(started, kind, attrs);
         Ok(())
     }
 
     /// Adds a named timing to the current view.
     #[napi(catch_unwind, ts_args_type = "name: string")]
     pub fn add_timing(&self, env: Env, name: Unknown) -> Result<()> {
+        let started = self.clock.mono_ns();
         let r = self.reader(&env, "addTiming");
         let name = checked(&env, || self.text(&r, &name, "name"))?;
-        self.submit(EventKind::AddTiming { name }, Attributes::new());
+        self.submit(started, EventKind::AddTiming { name }, Attributes::new());
         Ok(())
     }
 
     /// Sets a global attribute for events called after this.
     #[napi(catch_unwind, ts_args_type = "key: string, value: AttributeValue")]
     pub fn add_attribute(&self, env: Env, key: Unknown, value: Unknown) -> Result<()> {
+        let started = self.clock.mono_ns();
         let r = self.reader(&env, "addAttribute");
         let (key, value) = checked(&env, || {
             let key = self.text(&r, &key, "key")?;
@@ -473,22 +489,24 @@ impl RumPipeline {
             let value = map.remove("value").ok_or_else(|| r.type_err("value", "must not be undefined"))?;
             Ok((key, value))
         })?;
-        self.submit(EventKind::AddAttribute { key, value }, Attributes::new());
+        self.submit(started, EventKind::AddAttribute { key, value }, Attributes::new());
         Ok(())
     }
 
     /// Removes a global attribute for events called after this.
     #[napi(catch_unwind, ts_args_type = "key: string")]
     pub fn remove_attribute(&self, env: Env, key: Unknown) -> Result<()> {
+        let started = self.clock.mono_ns();
         let r = self.reader(&env, "removeAttribute");
         let key = checked(&env, || self.text(&r, &key, "key"))?;
-        self.submit(EventKind::RemoveAttribute { key }, Attributes::new());
+        self.submit(started, EventKind::RemoveAttribute { key }, Attributes::new());
         Ok(())
     }
 
     /// Sets (or with `null`, clears) the user. Events called before keep the previous user.
     #[napi(catch_unwind, ts_args_type = "user: UserInfo | null")]
     pub fn set_user(&self, env: Env, user: Unknown) -> Result<()> {
+        let started = self.clock.mono_ns();
         let r = self.reader(&env, "setUser");
         let user = checked(&env, || {
             if r.is_nullish(user.raw()) {
@@ -512,7 +530,7 @@ impl RumPipeline {
                 extra: r.attributes(extra, "user.extra", self.max_event)?,
             }))
         })?;
-        self.submit(EventKind::SetUser(user), Attributes::new());
+        self.submit(started, EventKind::SetUser(user), Attributes::new());
         Ok(())
     }
 
@@ -520,11 +538,12 @@ impl RumPipeline {
     /// the consent of their call.
     #[napi(catch_unwind, ts_args_type = "consent: TrackingConsent")]
     pub fn set_tracking_consent(&self, env: Env, consent: Unknown) -> Result<()> {
+        let started = self.clock.mono_ns();
         let r = self.reader(&env, "setTrackingConsent");
         let consent = checked(&env, || {
             r.enumerated(consent.raw(), "consent", TrackingConsent::parse, &["granted", "not_granted", "pending"])
         })?;
-        self.submit(EventKind::SetConsent(consent), Attributes::new());
+        self.submit(started, EventKind::SetConsent(consent), Attributes::new());
         Ok(())
     }
 
@@ -540,13 +559,15 @@ impl RumPipeline {
     /// Ends the session; the next event starts a new one.
     #[napi(catch_unwind)]
     pub fn stop_session(&self) {
-        self.submit(EventKind::StopSession, Attributes::new());
+        let started = self.clock.mono_ns();
+        self.submit(started, EventKind::StopSession, Attributes::new());
     }
 
     /// Keeps the session alive (call on background and periodically).
     #[napi(catch_unwind)]
     pub fn keep_alive(&self) {
-        self.submit(EventKind::KeepAlive, Attributes::new());
+        let started = self.clock.mono_ns();
+        self.submit(started, EventKind::KeepAlive, Attributes::new());
     }
 
     /// Processes everything called before, writes it and seals the active batch. Returns false

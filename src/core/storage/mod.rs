@@ -1,1 +1,346 @@
-//! (being written)
+//! The batch writer (DESIGN.md, "The storage contract"): documents handed over by the dispatcher
+//! are serialized on a writer thread and appended as NDJSON lines to batch files under
+//! `<storageDir>/rum/`, in the order they were sent, under a disk quota; an uploader claims sealed
+//! batches and acknowledges them.
+//!
+//! On the JS thread a document costs one channel send ([`StorageSink::write`]); no JSON is built
+//! and no file is touched there. The upload side ([`Storage::next_batch`],
+//! [`Storage::complete_batch`]) reads and renames files directly, coordinated with the writer
+//! by one mutex over the directory's index.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use std::time::Duration;
+//! use rum_native::core::config::Config;
+//! use rum_native::core::seam::DocumentSink;
+//! use rum_native::core::storage::{FlushOutcome, Storage, StorageOptions};
+//!
+//! # let dir = tempfile::tempdir().unwrap();
+//! let config = Config { storage_dir: dir.path().into(), application_id: "app".into(), ..Config::default() };
+//! let storage = Storage::open(&config, StorageOptions::default())?;
+//! let sink: Arc<dyn DocumentSink> = Arc::new(storage.sink()); // goes to the dispatcher
+//! # let _ = sink;
+//! let timeout = Duration::from_millis(u64::from(config.flush_timeout_ms));
+//! assert_eq!(storage.flush(timeout), FlushOutcome::Done);
+//! while let Some(batch) = storage.next_batch()? {
+//!     let delivered = true; // upload batch.body (batch.event_count lines) here
+//!     storage.complete_batch(&batch.id, delivered)?;
+//! }
+//! let stats = storage.counters(); // merged into stats()
+//! # let _ = stats;
+//! storage.shutdown(timeout); // or drop it: Drop does the same
+//! # Ok::<(), rum_native::core::storage::StorageError>(())
+//! ```
+
+mod consent;
+mod error;
+pub mod fs;
+mod names;
+mod reader;
+mod recovery;
+mod segment;
+mod store;
+mod writer;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use flume::{RecvTimeoutError, Sender};
+
+pub use error::StorageError;
+pub use fs::{Fs, RealFs};
+pub use names::{PENDING_DIR, RUM_DIR};
+pub use reader::Batch;
+pub use segment::WRITE_CHUNK;
+pub use store::Eviction;
+
+use crate::core::config::{Config, TrackingConsent};
+use crate::core::document::Document;
+use crate::core::seam::{DocumentSink, SinkError};
+use crate::core::stats::StorageCounters;
+use crate::log;
+use writer::{Msg, Shared};
+
+/// Wall-clock milliseconds since the Unix epoch: batch names, the window, age and claim rules.
+/// Injected so tests move time without sleeping.
+pub type WallClock = Arc<dyn Fn() -> i64 + Send + Sync>;
+
+/// The system clock.
+pub fn system_clock() -> WallClock {
+    Arc::new(|| {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+            .unwrap_or(0)
+    })
+}
+
+/// The seams of the storage: its clock and its file system. `Default` is the real ones.
+#[derive(Clone)]
+pub struct StorageOptions {
+    pub clock: WallClock,
+    pub fs: Arc<dyn Fs>,
+}
+
+impl Default for StorageOptions {
+    fn default() -> Self {
+        Self { clock: system_clock(), fs: Arc::new(RealFs) }
+    }
+}
+
+impl fmt::Debug for StorageOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StorageOptions").finish_non_exhaustive()
+    }
+}
+
+/// The result of [`Storage::flush`], [`Storage::flush_crash`] and [`Storage::shutdown`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FlushOutcome {
+    /// Everything sent before is written and the active batch is sealed.
+    Done,
+    /// The writer did not answer within the timeout; it goes on in the background.
+    TimedOut,
+    /// The writer answered, but a write failed since the previous flush (the first failure).
+    Failed(String),
+}
+
+/// One storage directory: its writer thread and its upload side. One per directory per process.
+pub struct Storage {
+    shared: Arc<Shared>,
+    tx: Sender<Msg>,
+    writer: Mutex<Option<JoinHandle<()>>>,
+    flush_timeout: Duration,
+    root: PathBuf,
+}
+
+impl fmt::Debug for Storage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Storage").field("root", &self.root).finish_non_exhaustive()
+    }
+}
+
+impl Storage {
+    /// Validates the settings, creates `<storageDir>/rum/` (owner-only), recovers what an earlier
+    /// process left there (see `recovery`), and starts the "rum-writer" thread with
+    /// `config.tracking_consent` as the initial consent.
+    pub fn open(config: &Config, options: StorageOptions) -> Result<Storage, StorageError> {
+        config.validate()?;
+        let root = config.storage_dir.join(RUM_DIR);
+        options.fs.create_dir_all(&root).map_err(|e| StorageError::io("create directory", &root, e))?;
+        let lease = DirLease::acquire(&root)?;
+        let counters = Arc::new(StorageCounters::default());
+        let limits = store::Limits::from_config(config);
+        let store = recovery::open_store(options.fs, options.clock.clone(), limits, counters.clone(), &root)?;
+        let shared = Arc::new(Shared {
+            store: Mutex::new(store),
+            counters,
+            clock: options.clock,
+            event_max_bytes: config.event_max_bytes,
+            _lease: lease,
+        });
+        let (tx, rx) = flume::unbounded();
+        // First in the channel, so no document is handled before the consent is known.
+        let _ = tx.send(Msg::Consent(config.tracking_consent));
+        let tick = Duration::from_millis(config.batch_window_ms.clamp(1, 60_000));
+        let handle = writer::spawn(shared.clone(), rx, tick).map_err(StorageError::Spawn)?;
+        Ok(Storage {
+            shared,
+            tx,
+            writer: Mutex::new(Some(handle)),
+            flush_timeout: Duration::from_millis(u64::from(config.flush_timeout_ms)),
+            root,
+        })
+    }
+
+    /// A cheap, cloneable handle for the dispatcher (`Arc<dyn DocumentSink>`). It outlives the
+    /// storage harmlessly: after shutdown its calls return [`SinkError::Closed`].
+    pub fn sink(&self) -> StorageSink {
+        StorageSink { tx: self.tx.clone() }
+    }
+
+    /// Returns once every document sent before is written and the active batch is sealed (so
+    /// `next_batch` can take it), or after `timeout` with [`FlushOutcome::TimedOut`].
+    pub fn flush(&self, timeout: Duration) -> FlushOutcome {
+        self.request_flush(false, timeout)
+    }
+
+    /// [`Storage::flush`] for the crash path: also fsyncs the files and directories.
+    pub fn flush_crash(&self, timeout: Duration) -> FlushOutcome {
+        self.request_flush(true, timeout)
+    }
+
+    fn request_flush(&self, sync: bool, timeout: Duration) -> FlushOutcome {
+        let (ack, answer) = flume::bounded(1);
+        if self.tx.send(Msg::Flush { sync, ack }).is_err() {
+            return FlushOutcome::Failed(SinkError::Closed.to_string());
+        }
+        match answer.recv_timeout(timeout) {
+            Ok(outcome) => outcome,
+            Err(RecvTimeoutError::Timeout) => {
+                self.shared.counters.flush_timeouts.incr();
+                FlushOutcome::TimedOut
+            }
+            Err(RecvTimeoutError::Disconnected) => FlushOutcome::Failed("the storage writer stopped".into()),
+        }
+    }
+
+    /// Asks the writer to seal the active batch (no wait).
+    pub fn seal(&self) {
+        let _ = self.tx.send(Msg::Seal);
+    }
+
+    /// Claims the oldest sealed batch (from this process or an earlier one) and returns its
+    /// whole lines, with view documents reduced to the highest `_dd.document_version` per view.
+    /// None when there is nothing to upload. Until [`Storage::complete_batch`] (or the claim
+    /// timeout, at the next open), no other call returns it.
+    pub fn next_batch(&self) -> Result<Option<Batch>, StorageError> {
+        loop {
+            let (claim, fs) = {
+                let mut store = self.shared.lock();
+                let claim = store.claim_next();
+                store.publish();
+                (claim?, store.fs.clone())
+            };
+            let Some(claim) = claim else { return Ok(None) };
+            // Read outside the lock: the writer never touches a claimed file.
+            let data = match fs.read(&claim.path) {
+                Ok(data) => data,
+                Err(e) => {
+                    let mut store = self.shared.lock();
+                    if e.kind() == std::io::ErrorKind::NotFound {
+                        store.forget(claim.id);
+                        store.publish();
+                        continue;
+                    }
+                    let _ = store.release(claim.id);
+                    store.publish();
+                    return Err(StorageError::io("read", claim.path, e));
+                }
+            };
+            let (body, event_count) = reader::reduce_views(segment::whole_lines(&data));
+            if event_count == 0 {
+                let mut store = self.shared.lock();
+                store.discard_empty(claim.id);
+                store.publish();
+                continue;
+            }
+            let bytes = body.len() as u64;
+            return Ok(Some(Batch { id: claim.id.batch_name(), body, event_count, bytes }));
+        }
+    }
+
+    /// The uploader's answer for a claimed batch: `delivered` deletes it; otherwise the claim is
+    /// released and the batch is returned again by the next `next_batch`. An id that is not a
+    /// claimed batch is [`StorageError::UnknownBatch`] and changes nothing.
+    pub fn complete_batch(&self, id: &str, delivered: bool) -> Result<(), StorageError> {
+        let mut store = self.shared.lock();
+        let result = store.complete(id, delivered);
+        store.publish();
+        result
+    }
+
+    /// The storage's counters (shared with the writer thread; read them any time).
+    pub fn counters(&self) -> Arc<StorageCounters> {
+        self.shared.counters.clone()
+    }
+
+    /// `<storageDir>/rum`
+    pub fn directory(&self) -> &Path {
+        &self.root
+    }
+
+    /// Writes everything sent before, seals the active batch and stops the writer thread,
+    /// waiting at most `timeout` (past it, the thread finishes in the background and the call
+    /// returns [`FlushOutcome::TimedOut`]). Later documents are refused with
+    /// [`SinkError::Closed`]; the upload side keeps working. A second call does nothing.
+    pub fn shutdown(&self, timeout: Duration) -> FlushOutcome {
+        let Some(handle) = self.writer.lock().unwrap_or_else(PoisonError::into_inner).take() else {
+            return FlushOutcome::Done;
+        };
+        let (ack, answer) = flume::bounded(1);
+        if self.tx.send(Msg::Shutdown { ack }).is_err() {
+            let _ = handle.join(); // the thread has ended already
+            return FlushOutcome::Done;
+        }
+        match answer.recv_timeout(timeout) {
+            Ok(()) => {
+                let _ = handle.join(); // it returns right after answering
+                FlushOutcome::Done
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                self.shared.counters.flush_timeouts.incr();
+                log::warn("storage: the writer did not stop within the timeout; it finishes in the background");
+                FlushOutcome::TimedOut
+            }
+            Err(RecvTimeoutError::Disconnected) => FlushOutcome::Failed("the storage writer stopped".into()),
+        }
+    }
+}
+
+impl Drop for Storage {
+    /// Shuts the writer down, waiting at most `flushTimeoutMs`: never longer at process exit.
+    fn drop(&mut self) {
+        self.shutdown(self.flush_timeout);
+    }
+}
+
+/// The dispatcher's handle on the writer: each call is one channel send.
+#[derive(Clone)]
+pub struct StorageSink {
+    tx: Sender<Msg>,
+}
+
+impl fmt::Debug for StorageSink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StorageSink").finish_non_exhaustive()
+    }
+}
+
+impl DocumentSink for StorageSink {
+    fn write(&self, doc: Document) -> Result<(), SinkError> {
+        self.tx.send(Msg::Doc(doc)).map_err(|_| SinkError::Closed)
+    }
+
+    fn consent_changed(&self, consent: TrackingConsent) -> Result<(), SinkError> {
+        self.tx.send(Msg::Consent(consent)).map_err(|_| SinkError::Closed)
+    }
+}
+
+impl DocumentSink for Storage {
+    fn write(&self, doc: Document) -> Result<(), SinkError> {
+        self.tx.send(Msg::Doc(doc)).map_err(|_| SinkError::Closed)
+    }
+
+    fn consent_changed(&self, consent: TrackingConsent) -> Result<(), SinkError> {
+        self.tx.send(Msg::Consent(consent)).map_err(|_| SinkError::Closed)
+    }
+}
+
+/// Directories open in this process.
+static OPEN_DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// The right to write one directory, released when dropped.
+pub(crate) struct DirLease(PathBuf);
+
+impl DirLease {
+    fn acquire(root: &Path) -> Result<Self, StorageError> {
+        let key = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        let mut open = OPEN_DIRS.lock().unwrap_or_else(PoisonError::into_inner);
+        if open.contains(&key) {
+            return Err(StorageError::AlreadyOpen(root.to_path_buf()));
+        }
+        open.push(key.clone());
+        Ok(Self(key))
+    }
+}
+
+impl Drop for DirLease {
+    fn drop(&mut self) {
+        let mut open = OPEN_DIRS.lock().unwrap_or_else(PoisonError::into_inner);
+        open.retain(|p| p != &self.0);
+    }
+}

@@ -1,0 +1,148 @@
+//! The process-wide half of a pipeline, shared by the dispatchers of every JS thread that attached
+//! to it (DESIGN.md, "Threads"): the scope tree, the sequence counter, the document sink and the
+//! counters. The per-thread half (turn budget, queue, timers, event mapper) is the
+//! [`Dispatcher`](super::dispatch::Dispatcher).
+//!
+//! The scope lock is held for one event at a time and never while the event mapper or the sink
+//! runs, so a mapper that calls back into the pipeline cannot deadlock, and another thread's
+//! dispatcher waits at most one event's bookkeeping.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use super::coalesce::ViewEmission;
+use super::config::{Config, TrackingConsent};
+use super::document::{Document, Identity};
+use super::event::{Event, EventKind};
+use super::ids::IdGen;
+use super::scope::Scopes;
+use super::seam::DocumentSink;
+use super::stats::DispatchCounters;
+
+/// Scopes, sequence, sink and counters of one pipeline.
+pub struct Pipeline {
+    scopes: Mutex<Scopes>,
+    /// Last sequence number handed out; events get 1, 2, 3, … in call order.
+    seq: AtomicU64,
+    sink: Arc<dyn DocumentSink>,
+    counters: Arc<DispatchCounters>,
+    turn_budget_ns: u64,
+    queue_capacity: usize,
+    stopped: AtomicBool,
+}
+
+impl Pipeline {
+    /// A pipeline for `config` (assumed validated) writing to `sink`.
+    pub fn new(config: &Config, sink: Arc<dyn DocumentSink>, counters: Arc<DispatchCounters>) -> Arc<Self> {
+        Self::build(config, sink, counters, IdGen::from_entropy())
+    }
+
+    /// Same, with reproducible ids: two pipelines with the same seed fed the same events produce
+    /// the same documents (tests compare a sliced run with an all-inline one this way).
+    pub fn with_id_seed(
+        config: &Config,
+        sink: Arc<dyn DocumentSink>,
+        counters: Arc<DispatchCounters>,
+        seed: u64,
+    ) -> Arc<Self> {
+        Self::build(config, sink, counters, IdGen::with_seed(seed))
+    }
+
+    fn build(config: &Config, sink: Arc<dyn DocumentSink>, counters: Arc<DispatchCounters>, ids: IdGen) -> Arc<Self> {
+        let identity = Arc::new(identity_of(config));
+        let scopes = Scopes::new(identity, config.tracking_consent, Arc::clone(&counters), ids);
+        Arc::new(Self {
+            scopes: Mutex::new(scopes),
+            seq: AtomicU64::new(0),
+            sink,
+            counters,
+            turn_budget_ns: u64::from(config.turn_budget_ms) * 1_000_000,
+            // A zero capacity could never hold the event that triggered the slice.
+            queue_capacity: config.queue_capacity.max(1),
+            stopped: AtomicBool::new(false),
+        })
+    }
+
+    pub fn counters(&self) -> &Arc<DispatchCounters> {
+        &self.counters
+    }
+
+    pub fn sink(&self) -> &Arc<dyn DocumentSink> {
+        &self.sink
+    }
+
+    pub fn turn_budget_ns(&self) -> u64 {
+        self.turn_budget_ns
+    }
+
+    pub fn queue_capacity(&self) -> usize {
+        self.queue_capacity
+    }
+
+    /// After `stop()` on any dispatcher, every call is processed on its caller's turn.
+    pub fn is_stopped(&self) -> bool {
+        self.stopped.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn mark_stopped(&self) {
+        self.stopped.store(true, Ordering::Release);
+    }
+
+    /// Reserves `n` consecutive sequence numbers; returns the first.
+    pub(crate) fn reserve_seq(&self, n: u64) -> u64 {
+        self.seq.fetch_add(n, Ordering::Relaxed) + 1
+    }
+
+    /// The live session's id at `now_ms`, without draining anything: for a call made from inside
+    /// the event mapper, where the dispatcher is busy (DESIGN's known limit: no nested drain).
+    /// Outside the mapper use [`Dispatcher::session_id`](super::dispatch::Dispatcher::session_id).
+    pub fn current_session_id(&self, now_ms: i64) -> Option<String> {
+        self.lock().session_id(now_ms).map(|id| id.to_string())
+    }
+
+    /// Reads the scope tree (stats, tests).
+    pub fn with_scopes<R>(&self, f: impl FnOnce(&Scopes) -> R) -> R {
+        f(&self.lock())
+    }
+
+    /// Applies one event under the scope lock. A consent change first emits the views still owed,
+    /// so every document reaches the sink under the consent of its call; the new consent is
+    /// returned for the caller to announce after delivering `out`.
+    pub(crate) fn apply(&self, ev: Event, emission: ViewEmission, out: &mut Vec<Document>) -> Option<TrackingConsent> {
+        let mut scopes = self.lock();
+        let consent = match ev.kind {
+            EventKind::SetConsent(c) => {
+                scopes.emit_views(out);
+                Some(c)
+            }
+            _ => None,
+        };
+        scopes.apply(ev, out);
+        if emission == ViewEmission::PerEvent {
+            scopes.emit_views(out);
+        }
+        consent
+    }
+
+    /// Emits the documents of every dirty view (end of a slice or drain).
+    pub(crate) fn emit_views(&self, out: &mut Vec<Document>) {
+        self.lock().emit_views(out);
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Scopes> {
+        // A panic elsewhere while holding the lock leaves consistent-enough bookkeeping; losing
+        // the whole pipeline over it would lose every later event.
+        self.scopes.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The identity every document of `config`'s pipeline shares.
+pub fn identity_of(config: &Config) -> Identity {
+    Identity {
+        application_id: config.application_id.clone(),
+        service: config.service.clone(),
+        version: config.version.clone(),
+        env: config.env.clone(),
+        source: config.source.clone(),
+    }
+}

@@ -1,0 +1,186 @@
+//! A file being appended to: the active batch, or the active chunk of the pre-consent buffer.
+//!
+//! Lines are gathered in memory and written out in large writes (when [`WRITE_CHUNK`] bytes are
+//! waiting, and whenever the writer's channel is empty), so a burst costs a few `write` calls
+//! instead of one per document. The file is created on the first write-out, so an empty batch
+//! file never exists. After a failed write the file is cut back to its last whole line and the
+//! segment is closed: nothing is ever appended behind a partial line.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::fs::{AppendFile, Fs};
+
+/// Write out once this many bytes are waiting; the floor the benchmark compares with writes in
+/// chunks of the same size.
+pub const WRITE_CHUNK: usize = 64 * 1024;
+
+pub(crate) struct Segment {
+    path: PathBuf,
+    file: Option<Box<dyn AppendFile>>,
+    /// Bytes and lines known to be in the file.
+    on_disk: u64,
+    on_disk_events: u64,
+    buf: Vec<u8>,
+    buf_events: u64,
+}
+
+/// A write-out that failed. The lines that were waiting are lost; `residue` bytes of them may
+/// remain in the file when it could not be cut back.
+#[derive(Debug)]
+pub(crate) struct WriteFailure {
+    pub op: &'static str,
+    pub error: io::Error,
+    pub lost_events: u64,
+    pub lost_bytes: u64,
+    pub residue: u64,
+}
+
+/// The outcome of a successful write-out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Written {
+    /// The file's directory was gone and has been created again.
+    pub recreated_dir: bool,
+}
+
+impl Segment {
+    pub fn new(path: PathBuf) -> Self {
+        Self { path, file: None, on_disk: 0, on_disk_events: 0, buf: Vec::new(), buf_events: 0 }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Bytes of the segment, written or waiting.
+    pub fn bytes(&self) -> u64 {
+        self.on_disk + self.buf.len() as u64
+    }
+
+    pub fn events(&self) -> u64 {
+        self.on_disk_events + self.buf_events
+    }
+
+    pub fn on_disk(&self) -> (u64, u64) {
+        (self.on_disk, self.on_disk_events)
+    }
+
+    pub fn waiting(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Queues one whole line (`\n`-terminated).
+    pub fn push(&mut self, line: &[u8]) {
+        if self.buf.capacity() == 0 {
+            self.buf.reserve(WRITE_CHUNK + line.len());
+        }
+        self.buf.extend_from_slice(line);
+        self.buf_events += 1;
+    }
+
+    /// Writes the waiting lines. On failure they are dropped (counted by the caller) and the
+    /// segment must be closed.
+    pub fn write_out(&mut self, fs: &dyn Fs) -> Result<Written, WriteFailure> {
+        if self.buf.is_empty() {
+            return Ok(Written::default());
+        }
+        let mut written = Written::default();
+        if self.file.is_none() {
+            match create(fs, &self.path) {
+                Ok((file, recreated_dir)) => {
+                    self.file = Some(file);
+                    written.recreated_dir = recreated_dir;
+                }
+                Err(error) => return Err(self.fail("create", error, false)),
+            }
+        }
+        let Some(file) = self.file.as_mut() else {
+            return Err(self.fail("create", io::Error::other("no file"), false));
+        };
+        match file.write_all(&self.buf) {
+            Ok(()) => {
+                self.on_disk += self.buf.len() as u64;
+                self.on_disk_events += self.buf_events;
+                self.buf.clear();
+                self.buf_events = 0;
+                Ok(written)
+            }
+            Err(error) => Err(self.fail("write", error, true)),
+        }
+    }
+
+    /// fsync of what has been written.
+    pub fn sync(&mut self) -> io::Result<()> {
+        match self.file.as_mut() {
+            Some(file) => file.sync(),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether the file exists (it may have been removed with its directory while open: writes to
+    /// it then succeed but land nowhere).
+    pub fn file_exists(&self, fs: &dyn Fs) -> bool {
+        self.file.is_none() || fs.exists(&self.path)
+    }
+
+    /// Whether a file was created for this segment.
+    pub fn has_file(&self) -> bool {
+        self.file.is_some()
+    }
+
+    /// Takes the waiting lines out (to move them to another segment): the bytes and their count.
+    pub fn take_waiting(&mut self) -> (Vec<u8>, u64) {
+        (std::mem::take(&mut self.buf), std::mem::replace(&mut self.buf_events, 0))
+    }
+
+    /// Queues whole lines taken from another segment.
+    pub fn push_lines(&mut self, lines: &[u8], events: u64) {
+        self.buf.extend_from_slice(lines);
+        self.buf_events += events;
+    }
+
+    /// Drops the waiting lines: their count and bytes.
+    pub fn discard_waiting(&mut self) -> (u64, u64) {
+        let (buf, events) = self.take_waiting();
+        (events, buf.len() as u64)
+    }
+
+    fn fail(&mut self, op: &'static str, error: io::Error, wrote: bool) -> WriteFailure {
+        let (lost_events, lost_bytes) = self.discard_waiting();
+        // A failed write may have left part of the lines behind: cut back to the last whole line.
+        let residue = match (wrote, self.file.as_mut()) {
+            (true, Some(file)) => match file.set_len(self.on_disk) {
+                Ok(()) => 0,
+                Err(_) => lost_bytes,
+            },
+            _ => 0,
+        };
+        WriteFailure { op, error, lost_events, lost_bytes, residue }
+    }
+}
+
+/// Creates the file; if its directory was removed, creates the directory again and retries once.
+fn create(fs: &dyn Fs, path: &Path) -> io::Result<(Box<dyn AppendFile>, bool)> {
+    match fs.create_new(path) {
+        Ok(file) => Ok((file, false)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let dir = path.parent().ok_or(e)?;
+            fs.create_dir_all(dir)?;
+            Ok((fs.create_new(path)?, true))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The bytes up to and including the last `\n`: a reader never sees a partial line.
+pub(crate) fn whole_lines(data: &[u8]) -> &[u8] {
+    match data.iter().rposition(|&b| b == b'\n') {
+        Some(i) => &data[..=i],
+        None => &[],
+    }
+}
+
+/// Lines in whole-line data.
+pub(crate) fn count_lines(data: &[u8]) -> u64 {
+    data.iter().filter(|&&b| b == b'\n').count() as u64
+}

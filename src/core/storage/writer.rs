@@ -1,0 +1,235 @@
+//! The writer thread, "rum-writer" (modelled on opentelemetry's BatchSpanProcessor worker): one
+//! consumer of one flume channel carrying documents and a small control enum, so lines reach the
+//! files in exactly the order the documents were sent. JSON is built here, never on the JS
+//! thread. After each drain of the channel everything waiting in memory is written, so a killed
+//! process loses at most what was still in the channel (about [`NAP`] of documents).
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use flume::{Receiver, RecvTimeoutError, Sender};
+
+use super::store::{warn, Store};
+use super::{DirLease, FlushOutcome, WallClock};
+use crate::core::config::TrackingConsent;
+use crate::core::document::Document;
+use crate::core::stats::StorageCounters;
+use crate::log;
+
+/// What the writer thread receives.
+pub(crate) enum Msg {
+    Doc(Document),
+    Consent(TrackingConsent),
+    /// Write everything sent before, seal the active batch (and fsync if `sync`), then answer.
+    Flush { sync: bool, ack: Sender<FlushOutcome> },
+    /// Seal the active batch, without an answer.
+    Seal,
+    /// Flush, answer, and stop.
+    Shutdown { ack: Sender<()> },
+}
+
+/// What the writer thread and the upload side share.
+pub(crate) struct Shared {
+    pub store: Mutex<Store>,
+    pub counters: Arc<StorageCounters>,
+    pub clock: WallClock,
+    pub event_max_bytes: u64,
+    /// Held while the storage or its thread lives: no second storage opens the directory.
+    pub _lease: DirLease,
+}
+
+impl Shared {
+    /// The store; a panic elsewhere while it was held does not make it unusable.
+    pub fn lock(&self) -> MutexGuard<'_, Store> {
+        self.store.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+pub(crate) fn spawn(shared: Arc<Shared>, rx: Receiver<Msg>, tick: Duration) -> std::io::Result<JoinHandle<()>> {
+    thread::Builder::new().name("rum-writer".into()).spawn(move || {
+        Writer { shared, consent: TrackingConsent::Pending, scratch: Vec::new(), tick, now: 0 }.run(rx);
+    })
+}
+
+struct Writer {
+    shared: Arc<Shared>,
+    /// Set by the first message, which `open` sends with the configured consent.
+    consent: TrackingConsent,
+    /// Reused serialization buffer.
+    scratch: Vec<u8>,
+    /// Idle wake-up, to seal an active batch whose window has passed.
+    tick: Duration,
+    /// The wall clock, read once per drain of the channel.
+    now: i64,
+}
+
+/// While documents keep coming, the writer naps this long between drains of the channel instead
+/// of waiting on it. A receiver waiting on the channel turns every send into a thread wake-up on
+/// the sender's side (a futex call, 2-5 µs on the JS thread, measured by `benches/writer.rs`); a
+/// napping one costs the sender a queue push. The nap bounds how long a document waits before it
+/// is written (and adds at most this much to a flush).
+const NAP: Duration = Duration::from_millis(1);
+
+/// After this long without a message the writer waits on the channel again, so an idle pipeline
+/// does not wake up every millisecond; the first document after that pays one wake-up.
+const IDLE_AFTER: Duration = Duration::from_millis(50);
+
+/// A document larger than this does not keep its serialization buffer.
+const SCRATCH_KEEP: usize = 256 * 1024;
+
+impl Writer {
+    fn run(mut self, rx: Receiver<Msg>) {
+        let mut last_message = Instant::now();
+        loop {
+            // Everything queued, taken under one lock of the channel.
+            let mut got = false;
+            let mut stop = false;
+            self.now = (self.shared.clock)();
+            for msg in rx.drain() {
+                got = true;
+                stop = self.handle_guarded(msg);
+                if stop {
+                    break;
+                }
+            }
+            if got {
+                // The channel is empty: what waits in memory goes to disk now.
+                let mut store = self.shared.lock();
+                store.write_out_all();
+                store.publish();
+                last_message = Instant::now();
+            }
+            if stop {
+                return;
+            }
+            if got {
+                continue; // more may have come while these were handled
+            }
+            if rx.is_disconnected() && rx.is_empty() {
+                self.flush(false);
+                return;
+            }
+            if last_message.elapsed() < IDLE_AFTER {
+                thread::sleep(NAP);
+                continue;
+            }
+            // Idle: wait on the channel (the next send wakes the thread).
+            match rx.recv_timeout(self.tick) {
+                Ok(msg) => {
+                    last_message = Instant::now();
+                    self.now = (self.shared.clock)();
+                    if self.handle_guarded(msg) {
+                        return;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    let mut store = self.shared.lock();
+                    store.seal_if_window_passed();
+                    store.publish();
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.flush(false);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// A bug must not kill the thread silently (every later flush would time out): it is logged
+    /// and counted, and the writer goes on.
+    fn handle_guarded(&mut self, msg: Msg) -> bool {
+        let is_shutdown = matches!(msg, Msg::Shutdown { .. });
+        match catch_unwind(AssertUnwindSafe(|| self.handle(msg))) {
+            Ok(stop) => stop,
+            Err(_) => {
+                self.shared.counters.write_errors.incr();
+                log::error("storage: the writer caught a panic; the message was dropped");
+                is_shutdown
+            }
+        }
+    }
+
+    /// Returns true to stop.
+    fn handle(&mut self, msg: Msg) -> bool {
+        match msg {
+            Msg::Doc(doc) => self.on_document(doc),
+            Msg::Consent(consent) => {
+                self.consent = consent;
+                let mut store = self.shared.lock();
+                store.write_out_all();
+                store.apply_consent(consent);
+                store.publish();
+            }
+            Msg::Flush { sync, ack } => {
+                let outcome = self.flush(sync);
+                let _ = ack.send(outcome); // the caller may have stopped waiting
+            }
+            Msg::Seal => {
+                let mut store = self.shared.lock();
+                store.seal_active();
+                store.publish();
+            }
+            Msg::Shutdown { ack } => {
+                self.flush(false);
+                let _ = ack.send(());
+                return true;
+            }
+        }
+        false
+    }
+
+    fn on_document(&mut self, doc: Document) {
+        let counters = &self.shared.counters;
+        counters.documents_received.incr();
+        if self.consent == TrackingConsent::NotGranted {
+            counters.dropped_consent.incr();
+            return;
+        }
+        self.scratch.clear();
+        if let Err(e) = doc.write_json(&mut self.scratch) {
+            counters.dropped_serialize.incr();
+            self.shared.lock().warn_once(warn::DROP_SERIALIZE, || format!("a document could not be serialized: {e}"));
+            return;
+        }
+        drop(doc);
+        let len = self.scratch.len() as u64;
+        if len > self.shared.event_max_bytes {
+            counters.dropped_oversize.incr();
+            self.shared.lock().warn_once(warn::DROP_OVERSIZE, || {
+                format!("a {len}-byte document is larger than eventMaxBytes: dropped")
+            });
+        } else {
+            self.scratch.push(b'\n');
+            let mut store = self.shared.lock();
+            match self.consent {
+                TrackingConsent::Pending => store.buffer_line(&self.scratch, self.now),
+                _ => store.append_line(&self.scratch, self.now),
+            }
+        }
+        if self.scratch.capacity() > SCRATCH_KEEP {
+            self.scratch = Vec::new();
+        }
+    }
+
+    /// Writes everything waiting and seals the active batch; `sync` adds the fsyncs of the crash
+    /// path. Reports the first failure since the previous flush.
+    fn flush(&mut self, sync: bool) -> FlushOutcome {
+        let mut store = self.shared.lock();
+        store.write_out_all();
+        if sync {
+            store.sync_active();
+            store.sync_pre();
+        }
+        store.seal_active();
+        if sync {
+            store.sync_dirs();
+        }
+        store.publish();
+        match store.take_failure() {
+            None => FlushOutcome::Done,
+            Some(reason) => FlushOutcome::Failed(reason),
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! Synchronous drains: every drain point processes everything called before it, on the caller's
+//! turn; queued events keep the user, consent and session of their call.
+
+mod dispatch_support;
+
+use dispatch_support::*;
+use rum_native::core::config::TrackingConsent;
+use rum_native::core::document::Document;
+use rum_native::core::event::EventKind;
+
+/// A view, a spent turn, then `n` queued actions `q0…`.
+fn with_queued_actions(n: usize) -> Harness {
+    let mut h = harness(4, 1_000, 5 * MS);
+    h.d.call(start_view("home"), no_attrs()); // spends the turn
+    h.sink.set_costs(vec![0]);
+    for i in 0..n {
+        h.d.call(action(&format!("q{i}")), no_attrs());
+    }
+    assert_eq!(h.d.queue_len(), n);
+    h.sink.clear();
+    h
+}
+
+type DrainPoint = (&'static str, fn(&mut TestDispatcher), &'static str);
+
+#[test]
+fn every_drain_point_processes_all_earlier_calls_first() {
+    let points: [DrainPoint; 10] = [
+        ("addError", |d| d.call(error("boom"), no_attrs()), "aaaaavev"),
+        ("markCrash", |d| d.mark_crash("crash".into(), Some("at x".into()), no_attrs()), "aaaaavev"),
+        ("keepAlive", |d| d.call(EventKind::KeepAlive, no_attrs()), "aaaaavv"),
+        ("stopSession", |d| d.call(EventKind::StopSession, no_attrs()), "aaaaavv"),
+        ("setUser", |d| d.call(user("u1"), no_attrs()), "aaaaav"),
+        ("setTrackingConsent", |d| d.call(EventKind::SetConsent(TrackingConsent::Pending), no_attrs()), "aaaaavC"),
+        ("flush", |d| d.flush(), "aaaaav"),
+        ("stop", |d| d.stop(), "aaaaav"),
+        ("sessionId", |d| assert!(d.session_id().is_some()), "aaaaav"),
+        ("drain", |d| d.drain(), "aaaaav"),
+    ];
+    for (name, point, shape) in points {
+        let mut h = with_queued_actions(5);
+        point(&mut h.d);
+        assert_eq!(h.d.queue_len(), 0, "{name} left events queued");
+        assert_eq!(h.sink.shape(), shape, "{name}");
+        assert_eq!(h.sink.action_names(), ["q0", "q1", "q2", "q3", "q4"], "{name}");
+        assert_eq!(h.counters.drains.get(), 1, "{name}");
+        assert_eq!(h.counters.calls_queued.get(), 5, "{name}");
+        // The slice scheduled for them finds nothing left.
+        run_until_idle(&mut h.d);
+        assert_eq!(h.counters.slices_run.get(), 0, "{name}");
+    }
+}
+
+#[test]
+fn a_crash_sees_every_earlier_call_even_past_the_capacity() {
+    let mut h = harness(4, 50, 5 * MS);
+    h.d.call(start_view("home"), no_attrs());
+    h.sink.set_costs(vec![0]);
+    for i in 0..200 {
+        h.d.call(action(&format!("q{i}")), no_attrs());
+    }
+    h.d.mark_crash("fatal".into(), None, no_attrs());
+    let docs = h.sink.non_view_docs();
+    assert_eq!(docs.len(), 201);
+    let Some(Document::Error(crash)) = docs.last() else { panic!("crash is not last: {}", h.sink.shape()) };
+    assert!(crash.is_crash);
+}
+
+#[test]
+fn queued_events_keep_the_user_of_their_call_across_set_user() {
+    let mut h = harness(4, 1_000, 5 * MS);
+    h.d.call(user("u1"), no_attrs());
+    h.d.call(start_view("home"), no_attrs());
+    h.sink.set_costs(vec![0]);
+    h.d.call(action("a1"), no_attrs());
+    h.d.call(action("a2"), no_attrs());
+    assert_eq!(h.d.queue_len(), 2);
+    h.d.call(user("u2"), no_attrs());
+    assert_eq!(h.d.queue_len(), 0);
+    h.d.call(action("a3"), no_attrs()); // the turn is still spent: queued with u2 in force
+    h.d.call(EventKind::SetUser(None), no_attrs());
+    h.d.call(action("a4"), no_attrs());
+    run_until_idle(&mut h.d);
+    let users: Vec<Option<String>> = h.sink.non_view_docs().iter().map(usr_id).collect();
+    assert_eq!(users, [Some("u1".into()), Some("u1".into()), Some("u2".into()), None]);
+}
+
+#[test]
+fn queued_events_are_written_under_the_consent_of_their_call() {
+    let mut h = with_queued_actions(3);
+    h.d.call(EventKind::SetConsent(TrackingConsent::NotGranted), no_attrs());
+    h.d.call(action("after"), no_attrs());
+    h.d.call(EventKind::SetConsent(TrackingConsent::Granted), no_attrs());
+    run_until_idle(&mut h.d);
+    // The sink learns of each change after every document called before it, view ones included.
+    assert_eq!(h.sink.shape(), "aaavCavC");
+    assert_eq!(h.sink.action_names(), ["q0", "q1", "q2", "after"]);
+}
+
+#[test]
+fn session_expiry_is_judged_on_call_time_for_queued_events() {
+    let mut h = harness(4, 1_000, 5 * MS);
+    h.d.call(start_view("home"), no_attrs());
+    h.sink.set_costs(vec![0]);
+    // Called 20 minutes apart: two sessions, though both are processed at the same moment.
+    h.d.call(action("before-idle"), no_attrs());
+    h.clock.advance(20 * MINUTE_NS);
+    h.d.call(action("after-idle"), no_attrs());
+    // Called 1 minute apart, processed 20 minutes later: still one session.
+    h.d.call(action("c1"), no_attrs());
+    h.clock.advance(MINUTE_NS);
+    h.d.call(action("c2"), no_attrs());
+    h.clock.advance(20 * MINUTE_NS);
+    assert_eq!(h.d.queue_len(), 4);
+    run_until_idle(&mut h.d);
+    let sessions: Vec<String> = h.sink.non_view_docs().iter().map(session_of).collect();
+    assert_eq!(sessions.len(), 4);
+    assert_ne!(sessions[0], sessions[1]);
+    assert_eq!(sessions[1], sessions[2]);
+    assert_eq!(sessions[2], sessions[3]);
+    let first_view = &h.sink.view_docs()[0];
+    assert_eq!(session_of(first_view), sessions[0]);
+}

@@ -1,0 +1,301 @@
+//! Fakes for the dispatcher and scope tests: a virtual clock that only moves when told (a sink or a
+//! mapper advances it by a fake per-document cost), a manual scheduler whose timers the test fires
+//! as event-loop turns, and a sink that records what it receives. Nothing sleeps.
+#![allow(dead_code)]
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rum_native::core::config::{Config, TrackingConsent};
+use rum_native::core::dispatch::Dispatcher;
+use rum_native::core::document::{Document, DocumentKind};
+use rum_native::core::event::{ActionType, Attributes, ErrorSource, Event, EventKind, UserInfo};
+use rum_native::core::pipeline::Pipeline;
+use rum_native::core::seam::{Clock, DocumentSink, EventMapper, MapOutcome, MapperError, Scheduler, SinkError, Timer};
+use rum_native::core::stats::DispatchCounters;
+
+pub const WALL_BASE_MS: i64 = 1_700_000_000_000;
+pub const MS: u64 = 1_000_000;
+pub const MINUTE_NS: u64 = 60_000 * MS;
+
+/// Monotonic ns shared by the test, the dispatcher, the sink and the mapper; wall ms follow it.
+#[derive(Clone, Debug, Default)]
+pub struct VClock(Arc<AtomicU64>);
+
+impl VClock {
+    pub fn advance(&self, ns: u64) {
+        self.0.fetch_add(ns, Ordering::SeqCst);
+    }
+
+    pub fn now_ns(&self) -> u64 {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+impl Clock for VClock {
+    fn mono_ns(&self) -> u64 {
+        self.now_ns()
+    }
+
+    fn wall_ms(&self) -> i64 {
+        WALL_BASE_MS + (self.now_ns() / MS) as i64
+    }
+}
+
+/// Timers in the order they were scheduled; the test fires them.
+#[derive(Clone, Debug, Default)]
+pub struct ManualScheduler(Rc<RefCell<VecDeque<Timer>>>);
+
+impl Scheduler for ManualScheduler {
+    fn schedule(&self, timer: Timer) {
+        self.0.borrow_mut().push_back(timer);
+    }
+}
+
+impl ManualScheduler {
+    pub fn pending(&self) -> Vec<Timer> {
+        self.0.borrow().iter().copied().collect()
+    }
+
+    pub fn pop(&self) -> Option<Timer> {
+        self.0.borrow_mut().pop_front()
+    }
+}
+
+pub type TestDispatcher = Dispatcher<VClock, ManualScheduler>;
+
+/// Fires the timers pending now (each its own turn), not the ones they schedule. Returns how many.
+pub fn run_pending(d: &mut TestDispatcher) -> usize {
+    let n = d.scheduler().pending().len();
+    for _ in 0..n {
+        if let Some(t) = d.scheduler().pop() {
+            d.on_timer(t);
+        }
+    }
+    n
+}
+
+/// Fires timers until none is left; returns the number of slices that ran.
+pub fn run_until_idle(d: &mut TestDispatcher) -> usize {
+    let mut slices = 0;
+    for _ in 0..1_000_000 {
+        match d.scheduler().pop() {
+            Some(t) => {
+                slices += usize::from(t == Timer::Slice);
+                d.on_timer(t);
+            }
+            None => return slices,
+        }
+    }
+    panic!("timers never stopped");
+}
+
+// A recording in a test: boxing the document would only obscure the matches on it.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq)]
+pub enum Record {
+    Doc(Document),
+    Consent(TrackingConsent),
+}
+
+/// Records documents and consent changes; each write advances the clock by the next cost of its
+/// cycle (the fake processing cost), and writes can be made to fail.
+#[derive(Debug)]
+pub struct TestSink {
+    clock: VClock,
+    costs: Mutex<(Vec<u64>, usize)>,
+    fail_next: AtomicU64,
+    pub records: Mutex<Vec<Record>>,
+}
+
+impl TestSink {
+    pub fn new(clock: VClock, cost_ns: u64) -> Arc<Self> {
+        Self::with_costs(clock, vec![cost_ns])
+    }
+
+    pub fn with_costs(clock: VClock, costs: Vec<u64>) -> Arc<Self> {
+        Arc::new(Self { clock, costs: Mutex::new((costs, 0)), fail_next: AtomicU64::new(0), records: Mutex::default() })
+    }
+
+    /// Changes the per-document cost from now on.
+    pub fn set_costs(&self, costs: Vec<u64>) {
+        *self.costs.lock().expect("costs") = (costs, 0);
+    }
+
+    /// The next `n` writes fail (after costing their time).
+    pub fn fail_next(&self, n: u64) {
+        self.fail_next.store(n, Ordering::SeqCst);
+    }
+
+    pub fn records(&self) -> Vec<Record> {
+        self.records.lock().expect("records").clone()
+    }
+
+    pub fn docs(&self) -> Vec<Document> {
+        self.records().into_iter().filter_map(|r| if let Record::Doc(d) = r { Some(d) } else { None }).collect()
+    }
+
+    pub fn non_view_docs(&self) -> Vec<Document> {
+        self.docs().into_iter().filter(|d| d.kind() != DocumentKind::View).collect()
+    }
+
+    pub fn view_docs(&self) -> Vec<Document> {
+        self.docs().into_iter().filter(|d| d.kind() == DocumentKind::View).collect()
+    }
+
+    /// Kinds in order, as `v`/`a`/`e`/`r`/`m` (mapped) and `C` for a consent change.
+    pub fn shape(&self) -> String {
+        self.records()
+            .iter()
+            .map(|r| match r {
+                Record::Consent(_) => 'C',
+                Record::Doc(Document::View(_)) => 'v',
+                Record::Doc(Document::Action(_)) => 'a',
+                Record::Doc(Document::Error(_)) => 'e',
+                Record::Doc(Document::Resource(_)) => 'r',
+                Record::Doc(Document::Mapped { .. }) => 'm',
+            })
+            .collect()
+    }
+
+    /// Target names of the action documents, in order.
+    pub fn action_names(&self) -> Vec<String> {
+        self.docs()
+            .iter()
+            .filter_map(|d| if let Document::Action(a) = d { Some(a.target_name.clone()) } else { None })
+            .collect()
+    }
+
+    pub fn clear(&self) {
+        self.records.lock().expect("records").clear();
+    }
+
+    fn charge(&self) {
+        let mut costs = self.costs.lock().expect("costs");
+        let (list, i) = &mut *costs;
+        if !list.is_empty() {
+            self.clock.advance(list[*i % list.len()]);
+            *i += 1;
+        }
+    }
+}
+
+impl DocumentSink for TestSink {
+    fn write(&self, doc: Document) -> Result<(), SinkError> {
+        self.charge();
+        if self.fail_next.load(Ordering::SeqCst) > 0 {
+            self.fail_next.fetch_sub(1, Ordering::SeqCst);
+            return Err(SinkError::Failed("disk full".into()));
+        }
+        self.records.lock().expect("records").push(Record::Doc(doc));
+        Ok(())
+    }
+
+    fn consent_changed(&self, consent: TrackingConsent) -> Result<(), SinkError> {
+        self.records.lock().expect("records").push(Record::Consent(consent));
+        Ok(())
+    }
+}
+
+/// A mapper made of a closure.
+pub struct FnMapper<F>(pub F);
+
+impl<F: FnMut(&Document) -> Result<MapOutcome, MapperError>> EventMapper for FnMapper<F> {
+    fn map(&mut self, doc: &Document) -> Result<MapOutcome, MapperError> {
+        (self.0)(doc)
+    }
+}
+
+pub fn config(budget_ms: u32, capacity: usize) -> Config {
+    Config {
+        storage_dir: "/tmp/rum-test".into(),
+        application_id: "app-1".into(),
+        service: "svc".into(),
+        version: "1.0.0".into(),
+        turn_budget_ms: budget_ms,
+        queue_capacity: capacity,
+        ..Config::default()
+    }
+}
+
+pub struct Harness {
+    pub d: TestDispatcher,
+    pub sink: Arc<TestSink>,
+    pub clock: VClock,
+    pub counters: Arc<DispatchCounters>,
+}
+
+/// A dispatcher with a 4 ms budget by default, its sink charging `cost_ns` per document.
+pub fn harness(budget_ms: u32, capacity: usize, cost_ns: u64) -> Harness {
+    harness_costs(budget_ms, capacity, vec![cost_ns])
+}
+
+pub fn harness_costs(budget_ms: u32, capacity: usize, costs: Vec<u64>) -> Harness {
+    let clock = VClock::default();
+    let sink = TestSink::with_costs(clock.clone(), costs);
+    let counters = Arc::new(DispatchCounters::default());
+    let shared = Pipeline::with_id_seed(&config(budget_ms, capacity), sink.clone(), counters.clone(), 42);
+    let d = Dispatcher::new(shared, clock.clone(), ManualScheduler::default());
+    Harness { d, sink, clock, counters }
+}
+
+pub fn action(name: &str) -> EventKind {
+    EventKind::Action { action_type: ActionType::Custom, name: name.into() }
+}
+
+pub fn start_view(key: &str) -> EventKind {
+    EventKind::StartView { key: key.into(), name: key.into() }
+}
+
+pub fn stop_view(key: &str) -> EventKind {
+    EventKind::StopView { key: key.into() }
+}
+
+pub fn error(message: &str) -> EventKind {
+    EventKind::Error { message: message.into(), source: ErrorSource::Custom, stack: None, is_crash: false }
+}
+
+pub fn user(id: &str) -> EventKind {
+    EventKind::SetUser(Some(UserInfo { id: Some(id.into()), ..UserInfo::default() }))
+}
+
+pub fn no_attrs() -> Attributes {
+    Attributes::new()
+}
+
+pub fn attrs(v: serde_json::Value) -> Attributes {
+    match v {
+        serde_json::Value::Object(m) => m,
+        other => panic!("not an object: {other}"),
+    }
+}
+
+/// A captured event for scope tests: seq, wall ms offset from the base, mono ns.
+pub fn event(seq: u64, mono_ns: u64, kind: EventKind) -> Event {
+    Event { seq, wall_ms: WALL_BASE_MS + (mono_ns / MS) as i64, mono_ns, kind, attrs: Attributes::new() }
+}
+
+/// The user id a document carries.
+pub fn usr_id(d: &Document) -> Option<String> {
+    let common = match d {
+        Document::View(v) => &v.common,
+        Document::Action(a) => &a.common,
+        Document::Error(e) => &e.common,
+        Document::Resource(r) => &r.common,
+        Document::Mapped { .. } => return None,
+    };
+    common.usr.as_ref().and_then(|u| u.id.clone())
+}
+
+pub fn session_of(d: &Document) -> String {
+    match d {
+        Document::View(v) => v.common.session_id.to_string(),
+        Document::Action(a) => a.common.session_id.to_string(),
+        Document::Error(e) => e.common.session_id.to_string(),
+        Document::Resource(r) => r.common.session_id.to_string(),
+        Document::Mapped { value, .. } => value["session"]["id"].as_str().unwrap_or_default().to_owned(),
+    }
+}

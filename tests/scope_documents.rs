@@ -1,0 +1,228 @@
+//! The documents the scope tree builds: the RUM JSON shape DESIGN.md lists, view counters and
+//! versions, the launch view, resource pairing and its limits, global attributes.
+
+mod dispatch_support;
+
+use dispatch_support::*;
+use rum_native::core::config::{MAX_PENDING_RESOURCES_PER_VIEW, MAX_STOPPED_VIEWS_WITH_PENDING};
+use rum_native::core::document::Document;
+use rum_native::core::event::{ActionType, ErrorSource, EventKind, ResourceKind, UserInfo};
+use rum_native::core::scope::LAUNCH_VIEW_NAME;
+use serde_json::{json, Value};
+
+fn to_json(d: &Document) -> Value {
+    let mut line = Vec::new();
+    d.write_json(&mut line).expect("serialize");
+    serde_json::from_slice(&line).expect("valid JSON")
+}
+
+fn start_resource(key: &str) -> EventKind {
+    EventKind::StartResource { key: key.into(), method: "GET".into(), url: format!("https://api.example/{key}") }
+}
+
+fn stop_resource(key: &str) -> EventKind {
+    EventKind::StopResource { key: key.into(), status_code: 200, kind: ResourceKind::Fetch, size: Some(512) }
+}
+
+fn check_common(v: &Value, ty: &str, date: i64) {
+    assert_eq!(v["type"], ty);
+    assert_eq!(v["date"], date);
+    assert_eq!(v["_dd"]["format_version"], 2);
+    assert_eq!(v["_dd"]["session"]["plan"], 1);
+    assert_eq!(v["application"]["id"], "app-1");
+    assert_eq!(v["session"]["type"], "user");
+    assert_eq!(v["session"]["id"].as_str().map(str::len), Some(36));
+    assert_eq!(v["source"], "harmonyos");
+    assert_eq!(v["service"], "svc");
+    assert_eq!(v["version"], "1.0.0");
+    assert_eq!(v["usr"], json!({ "id": "u1", "name": "Ann", "plan": "pro" }));
+}
+
+#[test]
+fn documents_have_the_rum_event_format_shape() {
+    let mut h = harness(1_000, 1_000, 0);
+    let t0 = WALL_BASE_MS;
+    h.d.call(EventKind::AddAttribute { key: "g".into(), value: json!(1) }, no_attrs());
+    h.d.call(EventKind::AddAttribute { key: "shared".into(), value: json!("global") }, no_attrs());
+    let extra = attrs(json!({ "plan": "pro" }));
+    h.d.call(
+        EventKind::SetUser(Some(UserInfo { id: Some("u1".into()), name: Some("Ann".into()), email: None, extra })),
+        no_attrs(),
+    );
+    h.d.call(start_view("home"), attrs(json!({ "screen": "main" })));
+    h.clock.advance(5 * MS);
+    let long = "x".repeat(350);
+    h.d.call(
+        EventKind::Action { action_type: ActionType::Tap, name: "buy".into() },
+        attrs(json!({ "shared": "call", "long": long })),
+    );
+    h.d.call(
+        EventKind::Error {
+            message: "m".into(),
+            source: ErrorSource::Network,
+            stack: Some("s".into()),
+            is_crash: false,
+        },
+        no_attrs(),
+    );
+    h.d.call(start_resource("r1"), attrs(json!({ "phase": "start" })));
+    h.clock.advance(7 * MS);
+    h.d.call(stop_resource("r1"), attrs(json!({ "phase": "stop" })));
+    assert_eq!(h.sink.shape(), "vavevrv");
+    let docs: Vec<Value> = h.sink.docs().iter().map(to_json).collect();
+    let view_id = docs[0]["view"]["id"].clone();
+    let view_ref = json!({ "id": view_id, "name": "home", "url": "home" });
+
+    let action = &docs[1];
+    check_common(action, "action", t0 + 5);
+    assert_eq!(action["context"], json!({ "g": 1, "shared": "call", "long": long }), "the call's attributes win");
+    assert_eq!(action["view"], view_ref);
+    assert_eq!(action["action"]["type"], "tap");
+    assert_eq!(action["action"]["target"], json!({ "name": "buy" }));
+    assert_eq!(action["action"]["id"].as_str().map(str::len), Some(36));
+
+    let error = &docs[3];
+    check_common(error, "error", t0 + 5);
+    assert_eq!(error["view"], view_ref);
+    let e = &error["error"];
+    assert_eq!((&e["message"], &e["source"], &e["stack"]), (&json!("m"), &json!("network"), &json!("s")));
+    assert_eq!((&e["is_crash"], &e["handling"]), (&json!(false), &json!("handled")));
+
+    let resource = &docs[5];
+    check_common(resource, "resource", t0 + 5); // dated by its start
+    assert_eq!(resource["context"], json!({ "g": 1, "shared": "global", "phase": "stop" }));
+    let r = &resource["resource"];
+    assert_eq!(r["type"], "fetch");
+    assert_eq!(r["url"], "https://api.example/r1");
+    assert_eq!(r["method"], "GET");
+    assert_eq!(r["status_code"], 200);
+    assert_eq!(r["size"], 512);
+    assert_eq!(r["duration"], 7 * MS);
+
+    let view = &docs[6];
+    check_common(view, "view", t0);
+    assert_eq!(view["_dd"]["document_version"], 4);
+    assert_eq!(view["context"], json!({ "g": 1, "shared": "global", "screen": "main" }));
+    let v = &view["view"];
+    assert_eq!((&v["id"], &v["name"], &v["url"]), (&view_id, &json!("home"), &json!("home")));
+    assert_eq!(v["time_spent"], 12 * MS);
+    assert_eq!(v["is_active"], true);
+    assert_eq!(
+        (&v["action"], &v["error"], &v["resource"]),
+        (&json!({ "count": 1 }), &json!({ "count": 1 }), &json!({ "count": 1 }))
+    );
+}
+
+#[test]
+fn usr_is_absent_until_a_user_is_set_and_versions_increase_per_view_document() {
+    let mut h = harness(1_000, 1_000, 0);
+    h.d.call(start_view("home"), no_attrs());
+    h.d.call(action("a"), no_attrs());
+    h.d.call(action("b"), no_attrs());
+    let docs: Vec<Value> = h.sink.docs().iter().map(to_json).collect();
+    assert!(docs.iter().all(|d| d.get("usr").is_none()));
+    let versions: Vec<&Value> =
+        docs.iter().filter(|d| d["type"] == "view").map(|d| &d["_dd"]["document_version"]).collect();
+    assert_eq!(versions, [&json!(1), &json!(2), &json!(3)]);
+}
+
+#[test]
+fn an_action_or_error_without_a_view_opens_the_launch_view() {
+    let mut h = harness(1_000, 1_000, 0);
+    h.d.call(action("early"), no_attrs());
+    h.d.call(error("early error"), no_attrs());
+    h.d.call(start_view("home"), no_attrs());
+    let docs = h.sink.docs();
+    assert_eq!(h.sink.shape(), "avevvv");
+    let (Document::Action(a), Document::View(launch)) = (&docs[0], &docs[3]) else { panic!() };
+    assert_eq!(&*launch.view.name, LAUNCH_VIEW_NAME);
+    assert_eq!(a.view.id, launch.view.id);
+    assert_eq!((launch.action_count, launch.error_count), (1, 1));
+    let Document::View(launch_final) = &docs[4] else { panic!() };
+    assert_eq!(launch_final.view.id, launch.view.id);
+    assert!(!launch_final.is_active, "a started view ends the launch view");
+}
+
+#[test]
+fn resources_pair_by_key_and_at_most_the_limit_stay_pending_per_view() {
+    let mut h = harness(1_000, 1_000, 0);
+    h.d.call(start_view("home"), no_attrs());
+    for i in 0..=MAX_PENDING_RESOURCES_PER_VIEW {
+        h.d.call(start_resource(&format!("r{i}")), no_attrs());
+    }
+    assert_eq!(h.counters.resources_dropped.get(), 1, "the oldest is dropped past the limit");
+    h.d.call(stop_resource("r0"), no_attrs());
+    assert_eq!(h.counters.resources_unmatched.get(), 1);
+    h.d.call(start_resource("r5"), no_attrs()); // restarted before it stopped
+    assert_eq!(h.counters.resources_dropped.get(), 2);
+    h.d.call(stop_resource("r1"), no_attrs());
+    h.d.call(stop_resource("r5"), no_attrs());
+    h.d.call(stop_resource("r5"), no_attrs());
+    assert_eq!(h.counters.resources_unmatched.get(), 2);
+    let urls: Vec<String> = h
+        .sink
+        .docs()
+        .iter()
+        .filter_map(|d| if let Document::Resource(r) = d { Some(r.url.clone()) } else { None })
+        .collect();
+    assert_eq!(urls, ["https://api.example/r1", "https://api.example/r5"]);
+    assert_eq!(h.d.pipeline().with_scopes(|s| s.pending_resources()), MAX_PENDING_RESOURCES_PER_VIEW - 2);
+}
+
+#[test]
+fn a_resource_that_outlives_its_view_is_counted_on_that_view() {
+    let mut h = harness(1_000, 1_000, 0);
+    h.d.call(start_view("v1"), no_attrs());
+    h.d.call(start_resource("img"), no_attrs());
+    h.d.call(start_view("v2"), no_attrs());
+    h.sink.clear();
+    h.d.call(stop_resource("img"), no_attrs());
+    let docs = h.sink.docs();
+    assert_eq!(h.sink.shape(), "rv");
+    let (Document::Resource(r), Document::View(v1)) = (&docs[0], &docs[1]) else { panic!() };
+    assert_eq!(r.view.id, v1.view.id);
+    assert_eq!((&*v1.view.name, v1.is_active, v1.resource_count), ("v1", false, 1));
+}
+
+#[test]
+fn stopped_views_waiting_for_resources_are_bounded() {
+    let mut h = harness(1_000, 1_000, 0);
+    for i in 0..MAX_STOPPED_VIEWS_WITH_PENDING + 3 {
+        h.d.call(start_view(&format!("v{i}")), no_attrs());
+        h.d.call(start_resource(&format!("r{i}")), no_attrs());
+    }
+    h.d.call(start_view("last"), no_attrs());
+    assert_eq!(h.counters.resources_dropped.get(), 3, "the oldest stopped views gave theirs up");
+    assert_eq!(h.d.pipeline().with_scopes(|s| s.pending_resources()), MAX_STOPPED_VIEWS_WITH_PENDING);
+}
+
+#[test]
+fn views_stop_by_key_with_their_stop_attributes() {
+    let mut h = harness(1_000, 1_000, 0);
+    h.d.call(start_view("home"), attrs(json!({ "a": 1 })));
+    h.d.call(stop_view("other"), no_attrs()); // not the active view: ignored
+    assert_eq!(h.sink.shape(), "v");
+    h.clock.advance(3 * MS);
+    h.d.call(stop_view("home"), attrs(json!({ "b": 2 })));
+    let Some(Document::View(v)) = h.sink.docs().pop() else { panic!() };
+    assert!(!v.is_active);
+    assert_eq!(v.time_spent_ns, 3 * MS);
+    assert_eq!(serde_json::Value::Object(v.common.attrs.clone()), json!({ "a": 1, "b": 2 }));
+    h.d.call(action("after"), no_attrs());
+    let Some(Document::View(launch)) = h.sink.docs().pop() else { panic!() };
+    assert_eq!(&*launch.view.name, LAUNCH_VIEW_NAME, "no active view left");
+}
+
+#[test]
+fn global_attributes_apply_to_later_calls_only() {
+    let mut h = harness(1_000, 1_000, 0);
+    h.d.call(start_view("home"), no_attrs());
+    h.d.call(EventKind::AddAttribute { key: "k".into(), value: json!("v1") }, no_attrs());
+    h.d.call(action("a1"), no_attrs());
+    h.d.call(EventKind::AddAttribute { key: "k".into(), value: json!("v2") }, no_attrs());
+    h.d.call(action("a2"), no_attrs());
+    h.d.call(EventKind::RemoveAttribute { key: "k".into() }, no_attrs());
+    h.d.call(action("a3"), no_attrs());
+    let contexts: Vec<Value> = h.sink.non_view_docs().iter().map(|d| to_json(d)["context"].clone()).collect();
+    assert_eq!(contexts, [json!({ "k": "v1" }), json!({ "k": "v2" }), json!({})]);
+}
