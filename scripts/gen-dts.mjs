@@ -4,10 +4,20 @@
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 
 const [input, output, mode] = process.argv.slice(2);
-const lines = readFileSync(input, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const lines = readFileSync(input, 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l))
+  // napi-derive escapes the newlines between members of a definition.
+  .map((d) => ({ ...d, def: (d.def ?? '').replaceAll('\\n', '\n') }));
 
+// Re-indents a definition: its own leading spaces vary, JSDoc continuation lines keep ' *'.
 const indent = (text, by = '  ') =>
-  text.split('\n').map((l) => (l.trim() ? by + l : l)).join('\n');
+  text
+    .split('\n')
+    .map((l) => l.trim())
+    .map((l) => (l ? by + (l.startsWith('*') ? ' ' + l : l) : l))
+    .join('\n');
 const doc = (d, by = '') => (d ? indent(d.trimEnd(), by) + '\n' : '');
 
 const classes = new Map();
