@@ -157,7 +157,8 @@ impl Reader {
         if status != sys::Status::napi_ok {
             return Err(self.napi_failed(arg));
         }
-        let mut buf = vec![0u8; len + 1];
+        // Uninitialised capacity, not a zeroed buffer: the engine writes every byte we keep.
+        let mut buf: Vec<u8> = Vec::with_capacity(len + 1);
         let mut written = 0usize;
         // SAFETY: buf has room for len bytes plus the NUL the engine writes.
         let status = unsafe {
@@ -166,7 +167,8 @@ impl Reader {
         if status != sys::Status::napi_ok {
             return Err(self.napi_failed(arg));
         }
-        buf.truncate(written);
+        // SAFETY: the engine wrote `written` (≤ len) bytes of UTF-8 at the start of buf.
+        unsafe { buf.set_len(written.min(len)) };
         // The engine converts lone surrogates to U+FFFD, so this is valid UTF-8; stay safe anyway.
         String::from_utf8(buf).map_err(|_| self.range_err(arg, "is not valid UTF-16 text"))
     }

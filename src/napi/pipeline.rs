@@ -342,16 +342,29 @@ impl RumPipeline {
     pub fn add_action(&self, env: Env, action_type: Unknown, name: Unknown, attributes: Unknown) -> Result<()> {
         let started = self.clock.mono_ns();
         let r = self.reader(&env, "addAction");
-        let (kind, attrs) = checked(&env, || self.action(&r, &action_type, &name, &attributes, ""))?;
+        let (kind, attrs) = checked(&env, || self.action(&r, &action_type, &name, &attributes, None))?;
         self.submit(started, kind, attrs);
         Ok(())
     }
 
-    fn action(&self, r: &Reader, t: &Unknown, name: &Unknown, attributes: &Unknown, at: &str) -> ArgResult<(EventKind, Attributes)> {
-        let action_type = r.enumerated(t.raw(), &format!("{at}type"), ActionType::parse, ActionType::ALL)?;
-        let name = r.bounded_string(name.raw(), &format!("{at}name"), self.max_event)?;
-        let attrs = r.attributes(attributes.raw(), &format!("{at}attributes"), self.max_event)?;
-        Ok((EventKind::Action { action_type, name }, attrs))
+    /// One action's arguments. `index` is its place in `addActions`, which prefixes the argument
+    /// names in errors; the names are only built when an error needs them.
+    fn action(&self, r: &Reader, t: &Unknown, name: &Unknown, attributes: &Unknown, index: Option<usize>) -> ArgResult<(EventKind, Attributes)> {
+        let read = || -> ArgResult<(EventKind, Attributes)> {
+            let action_type = r.enumerated(t.raw(), "type", ActionType::parse, ActionType::ALL)?;
+            let name = r.bounded_string(name.raw(), "name", self.max_event)?;
+            let attrs = r.attributes(attributes.raw(), "attributes", self.max_event)?;
+            Ok((EventKind::Action { action_type, name }, attrs))
+        };
+        let Some(i) = index else { return read() };
+        read().map_err(|e| {
+            let prefix = |m: String| m.replacen(": ", &format!(": events[{i}]."), 1);
+            match e {
+                ArgError::Type(m) => ArgError::Type(prefix(m)),
+                ArgError::Range(m) => ArgError::Range(prefix(m)),
+                ArgError::Js(m) => ArgError::Js(m.replacen("reading ", &format!("reading events[{i}]."), 1)),
+            }
+        })
     }
 
     /// Records many actions in one call: `events` is an array (or a Sendable `collections.Array`)
@@ -374,7 +387,7 @@ impl RumPipeline {
                     Ok(unsafe { Unknown::from_raw_unchecked(r.env, v) })
                 };
                 let (t, n, a) = (field("type")?, field("name")?, field("attributes")?);
-                out.push(self.action(&r, &t, &n, &a, &format!("{at}."))?);
+                out.push(self.action(&r, &t, &n, &a, Some(i))?);
             }
             Ok(out)
         })?;

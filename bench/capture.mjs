@@ -1,0 +1,91 @@
+// Capture cost of addAction against the floor, measured in one run (issue 4, "Performance").
+//
+//   node bench/capture.mjs [--samples N]
+//
+// Per sample, alternating variants in one process: N calls of the same loop body with a
+// 350-character attribute, through
+//   floor   copyArgsFloor(type, name, attrs): a native function that only copies the arguments;
+//   queued  RumPipeline.addAction on a pipeline whose turn budget is spent, so every call takes
+//           the queued path (capture + enqueue: the cost a burst pays on the UI thread);
+//   inline  RumPipeline.addAction with a fresh turn each call (capture + scopes + hand-off).
+// Prints median and p95 ns/call and the ratios to the floor. No figure is asserted: the machine
+// is shared and noisy, ratios within one run are the result.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadNative } from './burst/variants.mjs';
+
+const args = process.argv.slice(2);
+const samples = Number(args[args.indexOf('--samples') + 1]) || 9;
+const CALLS = 2_000;
+const native = loadNative();
+const attrs = { message: 'm'.repeat(350) };
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rum-capture-'));
+const big = { diskQuotaBytes: 1 << 30, maxBatchFiles: 100_000, flushTimeoutMs: 60_000 };
+const pipeline = new native.RumPipeline({ storageDir: dir, applicationId: 'capture-bench', ...big });
+pipeline.startView('home', 'Home');
+
+const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+async function floor() {
+  const t = process.hrtime.bigint();
+  for (let i = 0; i < CALLS; i++) native.copyArgsFloor('custom', 'sync message', attrs);
+  return Number(process.hrtime.bigint() - t) / CALLS;
+}
+
+async function queued() {
+  // Spend the turn's budget first (until a call is queued), then time calls that all take the
+  // queued path.
+  const warm = pipeline.stats().callsQueued;
+  while (pipeline.stats().callsQueued === warm) {
+    for (let i = 0; i < 50; i++) pipeline.addAction('custom', 'warm', attrs);
+  }
+  const before = pipeline.stats().callsQueued;
+  const t = process.hrtime.bigint();
+  for (let i = 0; i < CALLS; i++) pipeline.addAction('custom', 'sync message', attrs);
+  const ns = Number(process.hrtime.bigint() - t) / CALLS;
+  const took = pipeline.stats().callsQueued - before;
+  // Let the slices drain the queue on later turns, as in an app (no flush: it would also seal).
+  while (pipeline.stats().queueLength > 0) await nextTurn();
+  if (took !== CALLS) throw new Error(`expected ${CALLS} queued calls, got ${took}: ${JSON.stringify(pipeline.stats())}`);
+  return ns;
+}
+
+async function inline() {
+  // A fresh turn every 200 calls keeps every call well inside the budget.
+  let total = 0;
+  for (let k = 0; k < CALLS / 200; k++) {
+    await nextTurn();
+    const t = process.hrtime.bigint();
+    for (let i = 0; i < 200; i++) pipeline.addAction('custom', 'sync message', attrs);
+    total += Number(process.hrtime.bigint() - t);
+  }
+  return total / CALLS;
+}
+
+const variants = { floor, queued, inline };
+const results = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
+for (let s = 0; s < samples + 1; s++) {
+  const order = Object.keys(variants);
+  if (s % 2) order.reverse();
+  for (const name of order) {
+    await nextTurn();
+    const ns = await variants[name]();
+    if (s > 0) results[name].push(ns); // sample 0 warms up the JIT and the writer
+  }
+}
+pipeline.stop();
+
+const q = (xs, p) => {
+  const a = [...xs].sort((x, y) => x - y);
+  return a[Math.min(a.length - 1, Math.floor(p * a.length))];
+};
+const med = (xs) => q(xs, 0.5);
+console.log(`capture cost, ${CALLS} calls per sample, ${samples} samples per variant, load ${os.loadavg()[0].toFixed(2)}`);
+console.log('variant   median ns   p95 ns   vs floor');
+for (const [name, xs] of Object.entries(results)) {
+  console.log(`${name.padEnd(8)} ${med(xs).toFixed(0).padStart(10)} ${q(xs, 0.95).toFixed(0).padStart(8)}   ${(med(xs) / med(results.floor)).toFixed(2)}x`);
+}
+const ratio = med(results.queued) / med(results.floor);
+console.log(`target: queued capture within 1.5x the floor: ${ratio.toFixed(2)}x, ${ratio <= 1.5 ? 'met' : 'NOT met'}`);
+fs.rmSync(dir, { recursive: true, force: true });
