@@ -111,7 +111,8 @@ pub struct StorageCounters {
     /// Batches (and their events) that vanished from the directory behind the writer's back.
     pub lost_batches_external: Counter,
     pub lost_events_external: Counter,
-    /// Recovery at open: batches sealed for a dead process, torn last lines cut, claims released.
+    /// Recovery at open: batch files adopted from an earlier process (sealed if its writer died
+    /// mid-batch), torn last lines cut, stale claims released (at open or by `next_batch`).
     pub batches_recovered: Counter,
     pub torn_lines_dropped: Counter,
     pub stale_claims_released: Counter,

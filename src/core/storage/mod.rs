@@ -55,7 +55,6 @@ pub use fs::{Fs, RealFs};
 pub use names::{PENDING_DIR, RUM_DIR};
 pub use reader::Batch;
 pub use segment::WRITE_CHUNK;
-pub use store::Eviction;
 
 use crate::core::config::{Config, TrackingConsent};
 use crate::core::document::Document;
@@ -342,5 +341,21 @@ impl Drop for DirLease {
     fn drop(&mut self) {
         let mut open = OPEN_DIRS.lock().unwrap_or_else(PoisonError::into_inner);
         open.retain(|p| p != &self.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The binding shares these across JS threads.
+    #[test]
+    fn the_public_handles_are_send_and_sync() {
+        fn shared<T: Send + Sync>() {}
+        shared::<Storage>();
+        shared::<StorageSink>();
+        shared::<StorageOptions>();
+        shared::<Batch>();
+        shared::<StorageError>();
     }
 }

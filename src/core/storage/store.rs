@@ -64,7 +64,7 @@ impl Limits {
 
 /// Why a sealed batch was deleted before upload (DESIGN.md: quota, count, age, oversize).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Eviction {
+pub(crate) enum Eviction {
     /// Room for a new line under `diskQuotaBytes`.
     Quota,
     /// Room for a new file under `maxBatchFiles`.

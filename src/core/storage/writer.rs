@@ -19,6 +19,8 @@ use crate::core::stats::StorageCounters;
 use crate::log;
 
 /// What the writer thread receives.
+// Nearly every message is a document; boxing it would cost the JS thread an allocation per send.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Msg {
     Doc(Document),
     Consent(TrackingConsent),

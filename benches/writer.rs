@@ -1,0 +1,229 @@
+//! The batch writer's throughput against its floor, and what a document costs the caller.
+//!
+//! Per sample, alternating: the floor (the same NDJSON bytes, already serialized, appended to one
+//! file in 64 KiB writes), the same work plus serialization on one thread (what any writer that
+//! builds the JSON can at best do), then the writer (the documents sent through the sink, then `flush`:
+//! serialization, batching, rotation and the writes, all on the "rum-writer" thread). Documents
+//! are action documents with a 350-character attribute, as in the reference burst (3,700 actions).
+//! The caller's side is measured twice: a tight loop of sends (a burst), and sends spaced ~20 µs
+//! apart (the writer is idle and parked at each send, so the send also wakes it).
+//!
+//! Run: `cargo bench --no-default-features --bench writer`. Prints medians, p95 and ratios
+//! measured in this run; asserts nothing about time.
+
+use std::fs::{self, OpenOptions};
+use std::hint::black_box;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rum_native::core::config::Config;
+use rum_native::core::document::{ActionDocument, Common, Document, Identity, ViewRef};
+use rum_native::core::event::{ActionType, Attributes};
+use rum_native::core::seam::DocumentSink;
+use rum_native::core::storage::{FlushOutcome, Storage, StorageOptions, WRITE_CHUNK};
+use serde_json::Value;
+
+const DOCS: usize = 3_700;
+const SAMPLES: usize = 11;
+const PACED_SENDS: usize = 2_000;
+const PACE: Duration = Duration::from_micros(20);
+
+fn documents(n: usize) -> Vec<Document> {
+    let identity = Arc::new(Identity {
+        application_id: "bench-app".into(),
+        service: "bench".into(),
+        version: "1.0.0".into(),
+        env: Some("prod".into()),
+        source: "harmonyos".into(),
+    });
+    let global = Arc::new(Attributes::new());
+    let session: Arc<str> = Arc::from("5f3c1c7e-0000-4000-8000-000000000001");
+    let view = ViewRef { id: Arc::from("view-1"), name: Arc::from("Chat"), url: Arc::from("pages/Chat") };
+    let text: String = "lorem ipsum dolor sit amet, ".chars().cycle().take(350).collect();
+    (0..n)
+        .map(|i| {
+            let mut attrs = Attributes::new();
+            attrs.insert("message".into(), Value::from(text.clone()));
+            attrs.insert("seq".into(), Value::from(i));
+            Document::Action(ActionDocument {
+                common: Common {
+                    date: 1_700_000_000_000 + i as i64,
+                    identity: identity.clone(),
+                    session_id: session.clone(),
+                    usr: None,
+                    global: global.clone(),
+                    attrs,
+                },
+                view: view.clone(),
+                id: format!("00000000-0000-4000-8000-{i:012}"),
+                action_type: ActionType::Custom,
+                target_name: "sync message".into(),
+            })
+        })
+        .collect()
+}
+
+fn config(dir: &Path) -> Config {
+    Config {
+        storage_dir: dir.to_path_buf(),
+        application_id: "bench-app".into(),
+        disk_quota_bytes: 256 * 1024 * 1024, // no eviction: the writes are measured, not the quota
+        max_batch_files: 10_000,
+        ..Config::default()
+    }
+}
+
+/// The floor: the same bytes appended in 64 KiB writes.
+fn floor(lines: &[u8], dir: &Path) -> Duration {
+    let path = dir.join("floor.ndjson");
+    let started = Instant::now();
+    let mut f = OpenOptions::new().create(true).append(true).open(&path).expect("floor file");
+    for chunk in lines.chunks(WRITE_CHUNK) {
+        f.write_all(chunk).expect("floor write");
+    }
+    drop(f);
+    let t = started.elapsed();
+    let _ = fs::remove_file(&path);
+    t
+}
+
+/// The ceiling of any writer that serializes: on one thread, serialize each document, append in
+/// 64 KiB writes, and free the document (the writer frees what the caller allocated).
+fn serialize_and_append(docs: Vec<Document>, dir: &Path) -> Duration {
+    let path = dir.join("ceiling.ndjson");
+    let started = Instant::now();
+    let mut f = OpenOptions::new().create(true).append(true).open(&path).expect("ceiling file");
+    let mut buf = Vec::with_capacity(2 * WRITE_CHUNK);
+    for doc in docs {
+        doc.write_json(&mut buf).expect("serialize");
+        buf.push(b'\n');
+        drop(doc);
+        if buf.len() >= WRITE_CHUNK {
+            f.write_all(&buf).expect("ceiling write");
+            buf.clear();
+        }
+    }
+    f.write_all(&buf).expect("ceiling write");
+    drop(f);
+    let t = started.elapsed();
+    let _ = fs::remove_file(&path);
+    t
+}
+
+/// The writer: (time until flushed, time of the send loop alone).
+fn writer(docs: Vec<Document>, dir: &Path) -> (Duration, Duration) {
+    let storage = Storage::open(&config(dir), StorageOptions::default()).expect("open");
+    let sink = storage.sink();
+    let started = Instant::now();
+    for doc in docs {
+        let _ = sink.write(doc);
+    }
+    let sent = started.elapsed();
+    let outcome = storage.flush(Duration::from_secs(30));
+    let total = started.elapsed();
+    assert_eq!(outcome, FlushOutcome::Done);
+    drop(storage);
+    let _ = fs::remove_dir_all(dir.join("rum"));
+    (total, sent)
+}
+
+/// Sends spaced out so the writer is parked at each one: ns per send.
+fn paced_sends(docs: Vec<Document>, dir: &Path) -> Vec<f64> {
+    let storage = Storage::open(&config(dir), StorageOptions::default()).expect("open");
+    let sink = storage.sink();
+    let mut costs = Vec::with_capacity(docs.len());
+    for doc in docs {
+        let spin = Instant::now();
+        while spin.elapsed() < PACE {
+            std::hint::spin_loop();
+        }
+        let t = Instant::now();
+        let _ = sink.write(doc);
+        costs.push(t.elapsed().as_nanos() as f64);
+    }
+    let _ = storage.flush(Duration::from_secs(30));
+    drop(storage);
+    let _ = fs::remove_dir_all(dir.join("rum"));
+    costs
+}
+
+fn serialize(docs: &[Document], out: &mut Vec<u8>) {
+    for d in docs {
+        d.write_json(out).expect("serialize");
+        out.push(b'\n');
+    }
+}
+
+fn median_p95(mut v: Vec<f64>) -> (f64, f64) {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let p95 = ((v.len() as f64 * 0.95).ceil() as usize).clamp(1, v.len()) - 1;
+    (v[v.len() / 2], v[p95])
+}
+
+fn main() {
+    std::env::set_var("RUM_NATIVE_QUIET", "1");
+    let dir: PathBuf = std::env::temp_dir().join(format!("rum-writer-bench-{}", std::process::id()));
+    fs::create_dir_all(&dir).expect("bench dir");
+
+    let template = documents(DOCS);
+    let mut lines = Vec::new();
+    serialize(&template, &mut lines);
+    let mb = lines.len() as f64 / 1e6;
+    println!(
+        "writer bench: {DOCS} action documents, {} bytes each on average ({:.2} MB), {SAMPLES} alternating samples",
+        lines.len() / DOCS,
+        mb
+    );
+
+    let (mut floor_s, mut writer_s, mut send_ns, mut ser_s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut ceiling_s = Vec::new();
+    let _ = writer(template.clone(), &dir); // warm-up: thread start, page cache
+    for _ in 0..SAMPLES {
+        floor_s.push(floor(&lines, &dir).as_secs_f64());
+        ceiling_s.push(serialize_and_append(template.clone(), &dir).as_secs_f64());
+        let (total, sent) = writer(template.clone(), &dir);
+        writer_s.push(total.as_secs_f64());
+        send_ns.push(sent.as_nanos() as f64 / DOCS as f64);
+        let mut out = Vec::with_capacity(lines.len());
+        let t = Instant::now();
+        serialize(black_box(&template), &mut out);
+        ser_s.push(t.elapsed().as_secs_f64());
+        black_box(out);
+    }
+    let paced = paced_sends(documents(PACED_SENDS), &dir);
+    let _ = fs::remove_dir_all(&dir);
+
+    let (floor_med, floor_p95) = median_p95(floor_s);
+    let (writer_med, writer_p95) = median_p95(writer_s.clone());
+    let (ser_med, _) = median_p95(ser_s);
+    let (ceiling_med, ceiling_p95) = median_p95(ceiling_s);
+    let (send_med, send_p95) = median_p95(send_ns);
+    let (paced_med, paced_p95) = median_p95(paced);
+    let docs = DOCS as f64;
+    println!();
+    println!("{:<44} {:>14} {:>14}", "", "median", "p95 (slowest)");
+    println!("{:<44} {:>11.0} /s {:>11.0} /s", "floor: 64 KiB appends, documents", docs / floor_med, docs / floor_p95);
+    println!("{:<44} {:>9.1} MB/s {:>9.1} MB/s", "floor: 64 KiB appends, bytes", mb / floor_med, mb / floor_p95);
+    println!("{:<44} {:>11.0} /s {:>11.0} /s", "writer, send to flushed: documents", docs / writer_med, docs / writer_p95);
+    println!("{:<44} {:>9.1} MB/s {:>9.1} MB/s", "writer, send to flushed: bytes", mb / writer_med, mb / writer_p95);
+    println!(
+        "{:<44} {:>11.0} /s {:>11.0} /s",
+        "one thread: serialize + append + free",
+        docs / ceiling_med,
+        docs / ceiling_p95
+    );
+    println!("{:<44} {:>11.2} µs", "serialization alone, per document", ser_med * 1e6 / docs);
+    println!("{:<44} {:>11.3} µs {:>11.3} µs", "caller: send, tight loop (burst)", send_med / 1e3, send_p95 / 1e3);
+    println!(
+        "{:<44} {:>11.3} µs {:>11.3} µs",
+        format!("caller: send, {} µs apart (writer parked)", PACE.as_micros()),
+        paced_med / 1e3,
+        paced_p95 / 1e3
+    );
+    println!();
+    println!("writer throughput / floor (medians): {:.2} (target ≥ 0.50)", floor_med / writer_med);
+    println!("writer throughput / one-thread serialize+append (medians): {:.2}", ceiling_med / writer_med);
+    println!("burst send per document (median):    {:.3} µs (target ≤ 0.300)", send_med / 1e3);
+}

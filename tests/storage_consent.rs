@@ -1,0 +1,245 @@
+//! Tracking consent: the pre-consent buffer, its migration into batches, and its wipe.
+
+mod storage_support;
+
+use std::path::Path;
+
+use rum_native::core::config::{Config, TrackingConsent};
+use rum_native::core::seam::DocumentSink;
+use rum_native::core::storage::{FlushOutcome, Storage, PENDING_DIR};
+use storage_support::*;
+
+fn buffer_files(root: &Path) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(root.join(PENDING_DIR)) else { return Vec::new() };
+    let mut v: Vec<_> = entries.map(|e| e.unwrap().path()).collect();
+    v.sort();
+    v
+}
+
+fn pending_config(dir: &Path, pre_consent_max_bytes: u64) -> Config {
+    Config { pre_consent_max_bytes, ..with_consent(small_config(dir), TrackingConsent::Pending) }
+}
+
+fn seqs(storage: &Storage) -> Vec<u64> {
+    lines_on_disk(storage.directory()).iter().map(seq_of).collect()
+}
+
+#[test]
+fn pending_then_granted_moves_the_buffer_into_batches_before_later_documents() {
+    quiet();
+    let dir = tempfile::tempdir().unwrap();
+    let clock = FakeClock::new();
+    let storage = open(&pending_config(dir.path(), 64 * 1024), &clock);
+    let sink = storage.sink();
+    for i in 0..30 {
+        sink.write(action(i, 350)).unwrap();
+    }
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    let root = storage.directory().to_path_buf();
+    assert!(batch_files(&root).is_empty(), "nothing reaches a batch while consent is pending");
+    assert!(buffer_files(&root).len() > 1, "the buffer is kept in chunks");
+    assert_eq!(storage.counters().pre_consent_events.get(), 30);
+    assert_eq!(storage.next_batch().unwrap(), None);
+
+    sink.consent_changed(TrackingConsent::Granted).unwrap();
+    for i in 30..40 {
+        sink.write(action(i, 350)).unwrap();
+    }
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    assert_eq!(seqs(&storage), (0..40).collect::<Vec<_>>());
+    assert!(buffer_files(&root).is_empty());
+    let c = storage.counters();
+    assert_eq!(c.pre_consent_migrated.get(), 30);
+    assert_eq!((c.pre_consent_events.get(), c.pre_consent_bytes.get()), (0, 0));
+    assert_eq!(c.documents_received.get(), c.events_accounted());
+}
+
+#[test]
+fn consent_changes_keep_the_order_of_calls() {
+    quiet();
+    let dir = tempfile::tempdir().unwrap();
+    let clock = FakeClock::new();
+    let storage = open(&small_config(dir.path()), &clock);
+    let sink = storage.sink();
+    for (range, then) in [
+        (0..5, TrackingConsent::Pending),
+        (5..10, TrackingConsent::Granted),
+        (10..15, TrackingConsent::Pending),
+        (15..20, TrackingConsent::Granted),
+    ] {
+        for i in range {
+            sink.write(action(i, 100)).unwrap();
+        }
+        sink.consent_changed(then).unwrap();
+    }
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    assert_eq!(seqs(&storage), (0..20).collect::<Vec<_>>());
+}
+
+#[test]
+fn not_granted_drops_the_buffer_and_new_documents() {
+    quiet();
+    let dir = tempfile::tempdir().unwrap();
+    let clock = FakeClock::new();
+    let storage = open(&pending_config(dir.path(), 64 * 1024), &clock);
+    let sink = storage.sink();
+    for i in 0..10 {
+        sink.write(action(i, 350)).unwrap();
+    }
+    sink.consent_changed(TrackingConsent::NotGranted).unwrap();
+    for i in 10..15 {
+        sink.write(action(i, 350)).unwrap();
+    }
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    let root = storage.directory().to_path_buf();
+    assert!(buffer_files(&root).is_empty());
+    assert!(batch_files(&root).is_empty());
+    assert_eq!(storage.counters().dropped_consent.get(), 15);
+
+    sink.consent_changed(TrackingConsent::Granted).unwrap();
+    sink.write(action(15, 10)).unwrap();
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    assert_eq!(seqs(&storage), vec![15]);
+    let c = storage.counters();
+    assert_eq!(c.documents_received.get(), c.events_accounted());
+}
+
+#[test]
+fn a_full_buffer_drops_its_oldest_half() {
+    quiet();
+    let dir = tempfile::tempdir().unwrap();
+    let clock = FakeClock::new();
+    let max = 16 * 1024;
+    let storage = open(&pending_config(dir.path(), max), &clock);
+    let len = line_len(&action(10, 350)) as u64;
+    let fits = max / len;
+    let n = fits + 1; // one more than fits: the first overflow
+    for i in 0..n {
+        storage.write(action(i, 350)).unwrap();
+    }
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    let c = storage.counters();
+    let kept = c.pre_consent_events.get();
+    assert!(c.pre_consent_bytes.get() <= max / 2 + len, "about half is left: {} bytes", c.pre_consent_bytes.get());
+    assert!(kept >= fits / 2 - fits / 8 && kept <= fits / 2 + fits / 8 + 1, "kept {kept} of {n}");
+    assert_eq!(c.dropped_pre_consent_full.get(), n - kept);
+
+    for i in n..200 {
+        storage.write(action(i, 350)).unwrap();
+    }
+    storage.consent_changed(TrackingConsent::Granted).unwrap();
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    let got = seqs(&storage);
+    let first = got[0];
+    assert_eq!(got, (first..200).collect::<Vec<_>>(), "the newest are kept, in order");
+    let on_disk: u64 = buffer_files(storage.directory()).iter().map(|p| std::fs::metadata(p).unwrap().len()).sum();
+    assert_eq!(on_disk, 0);
+    assert_eq!(c.documents_received.get(), c.events_accounted());
+}
+
+#[test]
+fn the_buffer_survives_a_restart_and_moves_into_batches_when_opened_granted() {
+    quiet();
+    let dir = tempfile::tempdir().unwrap();
+    let clock = FakeClock::new();
+    let config = pending_config(dir.path(), 64 * 1024);
+    {
+        let storage = open(&config, &clock);
+        for i in 0..20 {
+            storage.write(action(i, 350)).unwrap();
+        }
+    }
+    let storage = open(&with_consent(config.clone(), TrackingConsent::Pending), &clock);
+    assert_eq!(storage.counters().pre_consent_events.get(), 20, "adopted at open");
+    drop(storage);
+    let storage = open(&with_consent(config, TrackingConsent::Granted), &clock);
+    storage.write(action(20, 350)).unwrap();
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    assert_eq!(seqs(&storage), (0..21).collect::<Vec<_>>());
+    assert!(buffer_files(storage.directory()).is_empty());
+}
+
+#[test]
+fn migration_writes_each_chunk_to_batches_before_deleting_it() {
+    quiet();
+    let dir = tempfile::tempdir().unwrap();
+    let clock = FakeClock::new();
+    let fs = FaultFs::new();
+    let config = pending_config(dir.path(), 64 * 1024);
+    let storage = Storage::open(&config, fault_options(&clock, &fs)).unwrap();
+    for i in 0..60 {
+        storage.write(action(i, 350)).unwrap();
+    }
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    let chunks = buffer_files(storage.directory()).len();
+    assert!(chunks >= 3, "{chunks} chunks");
+    let start = fs.log().len();
+    storage.consent_changed(TrackingConsent::Granted).unwrap();
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+
+    // Between two removals of buffer chunks (and before the first) the batches were written and
+    // fsynced: a crash at any removal finds the chunk's lines in batches.
+    let log = fs.log().split_off(start);
+    let is_batch = |p: &std::path::Path| p.file_name().unwrap().to_string_lossy().starts_with("batch-");
+    let mut wrote = false;
+    let mut synced = false;
+    let mut removals = 0;
+    for (op, path, _) in &log {
+        match op {
+            Op::Write if is_batch(path) => wrote = true,
+            Op::Sync if is_batch(path) => synced = wrote,
+            Op::Remove if path.to_string_lossy().contains(PENDING_DIR) => {
+                assert!(wrote && synced, "chunk {removals} removed before its lines were written and synced: {log:#?}");
+                removals += 1;
+                wrote = false;
+                synced = false;
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(removals, chunks);
+    assert_eq!(seqs(&storage), (0..60).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_migration_cut_short_duplicates_and_never_loses() {
+    quiet();
+    let dir = tempfile::tempdir().unwrap();
+    let clock = FakeClock::new();
+    let fs = FaultFs::new();
+    let config = pending_config(dir.path(), 64 * 1024);
+    {
+        let storage = Storage::open(&config, fault_options(&clock, &fs)).unwrap();
+        for i in 0..60 {
+            storage.write(action(i, 350)).unwrap();
+        }
+        assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+        // The process "dies" after the batches are written, before the buffer is deleted.
+        fs.inject_on(Op::Remove, PENDING_DIR, EACCES, u32::MAX, false);
+        storage.consent_changed(TrackingConsent::Granted).unwrap();
+        assert!(matches!(storage.flush(TIMEOUT), FlushOutcome::Failed(_)));
+    }
+    fs.clear_faults();
+    let storage = Storage::open(&with_consent(config, TrackingConsent::Granted), fault_options(&clock, &fs)).unwrap();
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    let mut got = seqs(&storage);
+    assert!(got.len() > 60, "duplicated: {}", got.len());
+    got.sort();
+    got.dedup();
+    assert_eq!(got, (0..60).collect::<Vec<_>>(), "nothing lost");
+    assert!(buffer_files(storage.directory()).is_empty());
+}
+
+#[test]
+fn an_initial_not_granted_consent_drops_everything() {
+    quiet();
+    let dir = tempfile::tempdir().unwrap();
+    let clock = FakeClock::new();
+    let storage = open(&with_consent(small_config(dir.path()), TrackingConsent::NotGranted), &clock);
+    for i in 0..5 {
+        storage.write(action(i, 10)).unwrap();
+    }
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    assert!(batch_files(storage.directory()).is_empty());
+    assert_eq!(storage.counters().dropped_consent.get(), 5);
+}

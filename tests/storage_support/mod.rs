@@ -1,0 +1,396 @@
+//! Shared helpers of the storage tests: documents, a settable clock, a fault-injecting file
+//! system, and readers of the directory as it is on disk.
+#![allow(dead_code)]
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use rum_native::core::config::{Config, TrackingConsent};
+use rum_native::core::document::{ActionDocument, Common, Document, Identity, ViewDocument, ViewRef};
+use rum_native::core::event::{ActionType, Attributes};
+use rum_native::core::storage::fs::{AppendFile, DirEntry, Fs, RealFs};
+use rum_native::core::storage::{Storage, StorageOptions, WallClock};
+use serde_json::Value;
+
+pub const T0: i64 = 1_700_000_000_000;
+pub const SECOND: i64 = 1_000;
+pub const MINUTE: i64 = 60 * SECOND;
+pub const HOUR: i64 = 60 * MINUTE;
+
+pub fn quiet() {
+    std::env::set_var("RUM_NATIVE_QUIET", "1");
+}
+
+/// Limits small enough to see every rule with a few documents of ~700 bytes.
+pub fn small_config(dir: &Path) -> Config {
+    Config {
+        storage_dir: dir.to_path_buf(),
+        application_id: "app".into(),
+        service: "svc".into(),
+        version: "1.0".into(),
+        event_max_bytes: 4096,
+        batch_max_bytes: 4096,
+        disk_quota_bytes: 1 << 20,
+        max_batch_files: 1000,
+        pre_consent_max_bytes: 1 << 20,
+        flush_timeout_ms: 5_000,
+        ..Config::default()
+    }
+}
+
+pub const TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A clock the test moves.
+#[derive(Clone)]
+pub struct FakeClock(pub Arc<AtomicI64>);
+
+impl FakeClock {
+    pub fn new() -> Self {
+        Self(Arc::new(AtomicI64::new(T0)))
+    }
+    pub fn advance(&self, ms: i64) {
+        self.0.fetch_add(ms, Ordering::SeqCst);
+    }
+    pub fn now(&self) -> i64 {
+        self.0.load(Ordering::SeqCst)
+    }
+    pub fn wall(&self) -> WallClock {
+        let t = self.0.clone();
+        Arc::new(move || t.load(Ordering::SeqCst))
+    }
+}
+
+pub fn options(clock: &FakeClock) -> StorageOptions {
+    StorageOptions { clock: clock.wall(), fs: Arc::new(RealFs) }
+}
+
+pub fn open(config: &Config, clock: &FakeClock) -> Storage {
+    Storage::open(config, options(clock)).expect("open")
+}
+
+pub fn with_consent(mut c: Config, consent: TrackingConsent) -> Config {
+    c.tracking_consent = consent;
+    c
+}
+
+fn identity() -> Arc<Identity> {
+    Arc::new(Identity {
+        application_id: "app".into(),
+        service: "svc".into(),
+        version: "1.0".into(),
+        env: None,
+        source: "harmonyos".into(),
+    })
+}
+
+fn common(seq: u64, pad: usize) -> Common {
+    let mut attrs = Attributes::new();
+    attrs.insert("seq".into(), Value::from(seq));
+    if pad > 0 {
+        attrs.insert("pad".into(), Value::from("x".repeat(pad)));
+    }
+    Common {
+        date: T0 + seq as i64,
+        identity: identity(),
+        session_id: Arc::from("session-1"),
+        usr: None,
+        global: Arc::new(Attributes::new()),
+        attrs,
+    }
+}
+
+fn view_ref(id: &str) -> ViewRef {
+    ViewRef { id: Arc::from(id), name: Arc::from("Home"), url: Arc::from("pages/Home") }
+}
+
+/// An action document carrying `seq` in its attributes and `pad` characters of padding.
+pub fn action(seq: u64, pad: usize) -> Document {
+    Document::Action(ActionDocument {
+        common: common(seq, pad),
+        view: view_ref("view-1"),
+        id: format!("action-{seq}"),
+        action_type: ActionType::Custom,
+        target_name: "button".into(),
+    })
+}
+
+pub fn view(seq: u64, view_id: &str, version: u64) -> Document {
+    Document::View(ViewDocument {
+        common: common(seq, 0),
+        view: view_ref(view_id),
+        document_version: version,
+        time_spent_ns: 1_000,
+        is_active: true,
+        action_count: version,
+        error_count: 0,
+        resource_count: 0,
+    })
+}
+
+/// Serialized length of a document with its newline.
+pub fn line_len(doc: &Document) -> usize {
+    let mut v = Vec::new();
+    doc.write_json(&mut v).unwrap();
+    v.len() + 1
+}
+
+pub fn seq_of(v: &Value) -> u64 {
+    v["context"]["seq"].as_u64().expect("seq attribute")
+}
+
+/// `(seq, claimed, path)` of each batch file in `<dir>/rum`, in seq order.
+pub fn batch_files(root: &Path) -> Vec<(u64, bool, PathBuf)> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(root) else { return out };
+    for e in entries {
+        let e = e.unwrap();
+        let name = e.file_name().into_string().unwrap();
+        let Some(rest) = name.strip_prefix("batch-") else { continue };
+        let claimed = name.ends_with(".uploading");
+        let id = rest.split(".ndjson").next().unwrap();
+        let seq: u64 = id.rsplit('-').next().unwrap().parse().unwrap();
+        out.push((seq, claimed, e.path()));
+    }
+    out.sort();
+    out
+}
+
+/// Total bytes of the batch files (claimed included).
+pub fn bytes_on_disk(root: &Path) -> u64 {
+    batch_files(root).iter().map(|(_, _, p)| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)).sum()
+}
+
+/// Every line of a file, parsed (panics on a line that does not parse or a missing newline).
+pub fn parse_lines(data: &[u8]) -> Vec<Value> {
+    if !data.is_empty() {
+        assert_eq!(data.last(), Some(&b'\n'), "a file or body ends in a partial line");
+    }
+    data.split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap_or_else(|e| panic!("unparsable line {e}: {}", String::from_utf8_lossy(l))))
+        .collect()
+}
+
+/// Every line of every batch file, in seq order.
+pub fn lines_on_disk(root: &Path) -> Vec<Value> {
+    batch_files(root).iter().flat_map(|(_, _, p)| parse_lines(&std::fs::read(p).unwrap())).collect()
+}
+
+/// Claims and delivers every batch; returns their lines in the order received.
+pub fn upload_all(storage: &Storage) -> Vec<Value> {
+    let mut out = Vec::new();
+    while let Some(batch) = storage.next_batch().unwrap() {
+        let lines = parse_lines(&batch.body);
+        assert_eq!(lines.len() as u64, batch.event_count);
+        assert_eq!(batch.body.len() as u64, batch.bytes);
+        out.extend(lines);
+        storage.complete_batch(&batch.id, true).unwrap();
+    }
+    out
+}
+
+/// Polls `cond` until it holds (the writer is asynchronous); panics after 10 s.
+pub fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !cond() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// File operations, as the fault file system names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    CreateDir,
+    Create,
+    Read,
+    ReadDir,
+    Rename,
+    Remove,
+    Truncate,
+    Write,
+    Sync,
+    SetLen,
+    SyncDir,
+}
+
+#[derive(Clone, Debug)]
+pub struct Fault {
+    pub op: Op,
+    /// Only paths containing this.
+    pub path_contains: String,
+    pub errno: i32,
+    pub times: u32,
+    /// For writes: write half of the buffer before failing.
+    pub partial: bool,
+}
+
+pub const ENOSPC: i32 = 28;
+pub const ENOENT: i32 = 2;
+pub const EACCES: i32 = 13;
+
+#[derive(Default)]
+pub struct FaultState {
+    pub faults: Vec<Fault>,
+    /// Every operation: what, on which path, on which thread.
+    pub log: Vec<(Op, PathBuf, String)>,
+    /// While true, writes wait.
+    pub blocked: bool,
+    /// Each write is made as two, with this pause between (a write the kernel cut short).
+    pub split_writes: Option<Duration>,
+}
+
+type Hook = Arc<dyn Fn() + Send + Sync>;
+
+/// The real file system with injectable errors, an operation log, a gate that holds writes, and
+/// a hook run after every operation that can change the directory.
+#[derive(Clone, Default)]
+pub struct FaultFs {
+    pub state: Arc<(Mutex<FaultState>, Condvar)>,
+    pub after_change: Option<Hook>,
+}
+
+impl FaultFs {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn inject(&self, op: Op, errno: i32, times: u32) {
+        self.inject_on(op, "", errno, times, false);
+    }
+
+    pub fn inject_on(&self, op: Op, path_contains: &str, errno: i32, times: u32, partial: bool) {
+        let mut s = self.state.0.lock().unwrap();
+        s.faults.push(Fault { op, path_contains: path_contains.into(), errno, times, partial });
+    }
+
+    pub fn clear_faults(&self) {
+        self.state.0.lock().unwrap().faults.clear();
+    }
+
+    pub fn split_writes(&self, pause: Duration) {
+        self.state.0.lock().unwrap().split_writes = Some(pause);
+    }
+
+    pub fn block_writes(&self, blocked: bool) {
+        self.state.0.lock().unwrap().blocked = blocked;
+        self.state.1.notify_all();
+    }
+
+    pub fn log(&self) -> Vec<(Op, PathBuf, String)> {
+        self.state.0.lock().unwrap().log.clone()
+    }
+
+    /// Logs the operation and returns the injected fault, if any.
+    fn check(&self, op: Op, path: &Path) -> Option<Fault> {
+        let thread = std::thread::current().name().unwrap_or("?").to_owned();
+        let mut s = self.state.0.lock().unwrap();
+        s.log.push((op, path.to_path_buf(), thread));
+        if op == Op::Write {
+            while s.blocked {
+                s = self.state.1.wait(s).unwrap();
+            }
+        }
+        let hit = s.faults.iter_mut().find(|f| f.op == op && f.times > 0 && path.to_string_lossy().contains(&f.path_contains))?;
+        hit.times -= 1;
+        Some(hit.clone())
+    }
+
+    fn run<T>(&self, op: Op, path: &Path, f: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
+        if let Some(fault) = self.check(op, path) {
+            return Err(io::Error::from_raw_os_error(fault.errno));
+        }
+        let r = f();
+        if let Some(hook) = &self.after_change {
+            hook();
+        }
+        r
+    }
+}
+
+struct FaultFile {
+    fs: FaultFs,
+    path: PathBuf,
+    inner: Box<dyn AppendFile>,
+}
+
+impl AppendFile for FaultFile {
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        if let Some(fault) = self.fs.check(Op::Write, &self.path) {
+            if fault.partial {
+                self.inner.write_all(&buf[..buf.len() / 2])?;
+            }
+            return Err(io::Error::from_raw_os_error(fault.errno));
+        }
+        let split = self.fs.state.0.lock().unwrap().split_writes;
+        let r = match split {
+            Some(pause) if buf.len() > 1 => self.inner.write_all(&buf[..buf.len() / 2]).and_then(|_| {
+                std::thread::sleep(pause);
+                self.inner.write_all(&buf[buf.len() / 2..])
+            }),
+            _ => self.inner.write_all(buf),
+        };
+        if let Some(hook) = &self.fs.after_change {
+            hook();
+        }
+        r
+    }
+
+    fn sync(&mut self) -> io::Result<()> {
+        let path = self.path.clone();
+        let inner = &mut self.inner;
+        self.fs.run(Op::Sync, &path, || inner.sync())
+    }
+
+    fn set_len(&mut self, len: u64) -> io::Result<()> {
+        let path = self.path.clone();
+        let inner = &mut self.inner;
+        self.fs.run(Op::SetLen, &path, || inner.set_len(len))
+    }
+}
+
+impl Fs for FaultFs {
+    fn create_dir_all(&self, path: &Path) -> io::Result<()> {
+        self.run(Op::CreateDir, path, || RealFs.create_dir_all(path))
+    }
+
+    fn create_new(&self, path: &Path) -> io::Result<Box<dyn AppendFile>> {
+        let inner = self.run(Op::Create, path, || RealFs.create_new(path))?;
+        Ok(Box::new(FaultFile { fs: self.clone(), path: path.to_path_buf(), inner }))
+    }
+
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.run(Op::Read, path, || RealFs.read(path))
+    }
+
+    fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>> {
+        self.run(Op::ReadDir, path, || RealFs.read_dir(path))
+    }
+
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        self.run(Op::Rename, from, || RealFs.rename(from, to))
+    }
+
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        self.run(Op::Remove, path, || RealFs.remove_file(path))
+    }
+
+    fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
+        self.run(Op::Truncate, path, || RealFs.truncate(path, len))
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        RealFs.exists(path)
+    }
+
+    fn sync_dir(&self, path: &Path) -> io::Result<()> {
+        self.run(Op::SyncDir, path, || RealFs.sync_dir(path))
+    }
+}
+
+pub fn fault_options(clock: &FakeClock, fs: &FaultFs) -> StorageOptions {
+    StorageOptions { clock: clock.wall(), fs: Arc::new(fs.clone()) }
+}
