@@ -1,0 +1,194 @@
+// Turns samples into report entries, the headline table, the distribution lines and the targets.
+// Ratios are computed from medians of one run; no figure here is anything but measured.
+
+/** Median, nearest-rank p95 and max of the finite values; failed samples (null) are not values. */
+export function summarize(values) {
+  const ok = values.filter((v) => typeof v === 'number' && Number.isFinite(v)).sort((a, b) => a - b);
+  const n = ok.length;
+  if (!n) return { median: null, p95: null, max: null, min: null };
+  const median = n % 2 ? ok[(n - 1) / 2] : (ok[n / 2 - 1] + ok[n / 2]) / 2;
+  return { median, p95: ok[Math.ceil(0.95 * n) - 1], max: ok[n - 1], min: ok[0] };
+}
+
+const round = (v, d = 3) => (typeof v === 'number' && Number.isFinite(v) ? Math.round(v * 10 ** d) / 10 ** d : v ?? null);
+
+/**
+ * One entry per (scenario, metric). `runs[variant]` is that scenario's list of sample records
+ * `{ index, load1, ok, metrics?, error? }` in the order they ran.
+ */
+export function buildEntries(scenario, runs, labelSuffix = '') {
+  return scenario.metrics.map((metric) => {
+    const entry = {
+      name: scenario.name,
+      metric: metric.key,
+      label: metric.label + labelSuffix,
+      unit: metric.unit,
+      better: metric.better,
+      table: metric.table !== false,
+    };
+    for (const variant of ['baseline', 'native', 'floor']) {
+      const applies = scenario.variants.includes(variant) && !(variant === 'floor' && metric.floor === false);
+      const records = runs[variant];
+      entry[variant] = applies && records ? variantSummary(records, metric.key) : null;
+    }
+    Object.assign(entry, ratio(entry));
+    return entry;
+  });
+}
+
+function variantSummary(records, key) {
+  const samples = records.map((r) => (r.ok && typeof r.metrics?.[key] === 'number' ? round(r.metrics[key]) : null));
+  const s = summarize(samples);
+  const slow = s.median > 0 ? samples.flatMap((v, i) => (v !== null && v > 2 * s.median ? [i] : [])) : [];
+  return {
+    median: round(s.median), p95: round(s.p95), max: round(s.max), min: round(s.min),
+    samples,
+    load1: records.map((r) => round(r.load1, 2)),
+    failed: samples.filter((v) => v === null).length,
+    slow_samples: slow,
+  };
+}
+
+function ratio({ baseline, native, better }) {
+  const b = baseline?.median;
+  const n = native?.median;
+  if (typeof b !== 'number' || typeof n !== 'number') return { ratio: null, ratio_text: '—' };
+  if (better === 'higher') {
+    if (b === 0) return { ratio: null, ratio_text: n === 0 ? 'equal' : 'baseline 0' };
+    const r = n / b;
+    return { ratio: round(r), ratio_text: `${fmtRatio(r)} ${r >= 1 ? 'more' : 'of baseline'}` };
+  }
+  if (n === 0) return { ratio: null, ratio_text: b === 0 ? 'equal (0)' : 'native 0' };
+  const r = b / n;
+  return { ratio: round(r), ratio_text: r >= 1 ? `${fmtRatio(r)} lower` : `${fmtRatio(1 / r)} higher` };
+}
+
+function fmtRatio(r) {
+  return `${r >= 10 ? Math.round(r).toLocaleString('en-US') : r.toFixed(2)}×`;
+}
+
+export function fmtValue(v, unit) {
+  if (v === null || v === undefined) return '—';
+  let s;
+  if (unit === 'ms' || unit === 'MB') {
+    const a = Math.abs(v);
+    s = a >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(a >= 10 ? 1 : 2);
+  } else {
+    s = Number.isInteger(v) ? v.toLocaleString('en-US') : v.toFixed(1);
+  }
+  return unit ? `${s} ${unit}` : s;
+}
+
+/** The headline table, in the reference change's shape: medians, one row per headline metric. */
+export function headlineTable(entries, samples) {
+  const rows = [
+    `| Scenario (median of ${samples} sample${samples === 1 ? '' : 's'}) | Baseline | Native | Floor | Ratio (baseline : native) |`,
+    '|---|---:|---:|---:|---|',
+  ];
+  for (const e of entries.filter((x) => x.table)) {
+    rows.push(`| ${e.label} | ${cell(e.baseline, e.unit)} | ${cell(e.native, e.unit)} | ${cell(e.floor, e.unit)} | ${e.ratio_text} |`);
+  }
+  return rows.join('\n');
+}
+
+function cell(v, unit) {
+  if (!v) return 'n/a';
+  const failed = v.failed ? ` (${v.failed} failed)` : '';
+  return fmtValue(v.median, unit) + failed;
+}
+
+/** Every entry, every variant: median / p95 / max, and the samples in the order they ran. */
+export function distributionLines(entries) {
+  const lines = [];
+  for (const e of entries) {
+    lines.push(`${e.name} ${e.metric}${e.unit ? ` (${e.unit})` : ''}`);
+    for (const variant of ['baseline', 'native', 'floor']) {
+      const v = e[variant];
+      if (!v) continue;
+      const samples = v.samples.map((x) => (x === null ? 'FAILED' : fmtValue(x, ''))).join(', ');
+      lines.push(`  ${variant.padEnd(8)} median ${fmtValue(v.median, '')}  p95 ${fmtValue(v.p95, '')}  max ${fmtValue(v.max, '')}  [${samples}]`);
+    }
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The issue's targets. Timings (noisy on a shared host) are judged on medians; correctness targets
+ * (counts) on every sample, a failed sample counting as not met. pass is null when there is no data.
+ */
+export function judgeTargets(entries) {
+  const get = (name, metric) => entries.find((e) => e.name === name && e.metric === metric);
+  const med = (e, v) => e?.[v]?.median ?? null;
+  const every = (e, v, pred) => {
+    const s = e?.[v]?.samples;
+    if (!s?.length) return null;
+    return s.every((x) => x !== null && pred(x));
+  };
+  const t = [];
+  const stall = get('loop-3700', 'longest_stall_ms');
+  {
+    const b = med(stall, 'baseline');
+    const n = med(stall, 'native');
+    const ok = b === null || n === null ? null : n * 20 <= b;
+    t.push({
+      id: 'stall-20x', target: 'Native 3,700-action stall at least 20× below the baseline',
+      rule: 'loop-3700 longest_stall_ms: native median × 20 ≤ baseline median', pass: ok,
+      measured: `baseline ${fmtValue(b, 'ms')}, native ${fmtValue(n, 'ms')} (${stall?.ratio_text ?? '—'})`,
+    });
+  }
+  {
+    const n = med(stall, 'native');
+    const f = med(stall, 'floor');
+    const limit = f === null ? null : 4 + f + 2;
+    t.push({
+      id: 'stall-budget', target: 'Native 3,700-action stall within 2 ms of (4 ms budget + the floor\'s loop time)',
+      rule: 'loop-3700 longest_stall_ms: native median ≤ 4 + floor median + 2', pass: n === null || limit === null ? null : n <= limit,
+      measured: `native ${fmtValue(n, 'ms')}, limit ${fmtValue(limit, 'ms')} (floor ${fmtValue(f, 'ms')})`,
+    });
+  }
+  {
+    const e = get('rate-300-12s', 'frames_over_16ms');
+    const n = med(e, 'native');
+    t.push({
+      id: 'rate-300-smooth', target: 'No gap over 16 ms at 300 actions/s',
+      rule: 'rate-300-12s frames_over_16ms: native median = 0 (max shown)', pass: n === null ? null : n === 0,
+      measured: `native median ${fmtValue(n, '')}, max ${fmtValue(e?.native?.max, '')}; baseline median ${fmtValue(med(e, 'baseline'), '')}`,
+    });
+  }
+  {
+    const e = get('cpu-3700', 'sdk_cpu_ms');
+    const b = med(e, 'baseline');
+    const n = med(e, 'native');
+    t.push({
+      id: 'cpu-third', target: 'SDK CPU for the 3,700-action burst at most a third of the baseline',
+      rule: 'cpu-3700 sdk_cpu_ms: native median × 3 ≤ baseline median', pass: b === null || n === null ? null : n * 3 <= b,
+      measured: `baseline ${fmtValue(b, 'ms')}, native ${fmtValue(n, 'ms')} (${e?.ratio_text ?? '—'})`,
+    });
+  }
+  {
+    const e = get('intake-3700', 'actions_at_intake');
+    const d = get('intake-3700', 'duplicate_actions');
+    const all = every(e, 'native', (x) => x === 3_700);
+    const noDup = every(d, 'native', (x) => x === 0);
+    t.push({
+      id: 'intake-all', target: 'All 3,700 actions at the intake',
+      rule: 'intake-3700: every native sample has 3,700 distinct actions at the intake and no duplicate', pass: all === null ? null : all && noDup !== false,
+      measured: `native samples [${(e?.native?.samples ?? []).map((x) => x ?? 'FAILED').join(', ')}], duplicates [${(d?.native?.samples ?? []).map((x) => x ?? 'FAILED').join(', ')}]; baseline median ${fmtValue(med(e, 'baseline'), '')}`,
+    });
+  }
+  {
+    const e = get('loop-100000', 'actions_lost');
+    const ok = every(e, 'native', (x) => x === 0);
+    t.push({
+      id: 'scale-no-loss', target: 'The 100,000-action loop loses nothing',
+      rule: 'loop-100000 actions_lost: 0 in every native sample', pass: ok,
+      measured: `native samples [${(e?.native?.samples ?? []).map((x) => x ?? 'FAILED').join(', ')}]`,
+    });
+  }
+  return t;
+}
+
+export function targetLines(targets) {
+  const mark = (p) => (p === true ? 'PASS' : p === false ? 'FAIL' : 'NO DATA');
+  return targets.map((t) => `${mark(t.pass).padEnd(7)} ${t.target} — ${t.measured}`).join('\n');
+}

@@ -1,0 +1,88 @@
+// The scenarios of DESIGN.md "Measuring", shared by the orchestrator (main.mjs) and the sample
+// process (sample.mjs). A scenario lists the variants it applies to and the metrics it reports;
+// the first metric of each scenario is its row in the headline table unless `table` says otherwise.
+
+export const VARIANTS = ['baseline', 'native', 'floor'];
+
+/** Seed SDK upload cadence (DESIGN.md "Measuring"; seeds/000): every 2 s, 20 batches, backoff ×2 ≤ 60 s. */
+export const UPLOADER = { periodMs: 2_000, maxBatchesPerCycle: 20, backoffFactor: 2, maxBackoffMs: 60_000 };
+
+/** The reference SDK's storage limits, which the baseline reimplements (DESIGN.md storage contract). */
+export const BASELINE_LIMITS = { batchMaxBytes: 512 * 1024, diskQuotaBytes: 4 * 1024 * 1024 };
+
+/**
+ * Scale scenarios measure the pipeline, not the quota: 100,000 actions are ~100 MB of NDJSON, far past
+ * 4 MiB, so both variants get this much room and "lost" means "not written", not "evicted".
+ */
+export const SCALE_STORAGE = { diskQuotaBytes: 1024 * 1024 * 1024, maxBatchFiles: 100_000, flushTimeoutMs: 60_000 };
+
+/** Length of JSON.stringify(attributes) for every action (the seed measured ~350-character attributes). */
+export const ATTRIBUTE_CHARS = 350;
+
+const stall = { key: 'longest_stall_ms', unit: 'ms', better: 'lower' };
+
+export const SCENARIOS = [
+  {
+    name: 'loop-1000', kind: 'loop', actions: 1_000, variants: VARIANTS, timeoutMs: 60_000,
+    metrics: [{ ...stall, label: '1,000 actions in one loop, longest main-thread stall' },
+      { key: 'drained_ms', unit: 'ms', better: 'lower', table: false, label: '1,000 actions in one loop, loop start to SDK idle' }],
+  },
+  {
+    name: 'loop-3700', kind: 'loop', actions: 3_700, variants: VARIANTS, timeoutMs: 60_000, timeline: true,
+    metrics: [{ ...stall, label: '3,700 actions in one loop, longest main-thread stall' },
+      { key: 'drained_ms', unit: 'ms', better: 'lower', table: false, label: '3,700 actions in one loop, loop start to SDK idle' }],
+  },
+  {
+    name: 'rate-300-12s', kind: 'rate', rate: 300, durationMs: 12_000, variants: ['baseline', 'native'], timeoutMs: 90_000,
+    metrics: [{ key: 'frames_over_16ms', unit: '', better: 'lower', label: '300 actions/s for 12 s, frames over 16 ms' },
+      { key: 'longest_frame_busy_ms', unit: 'ms', better: 'lower', table: false, label: '300 actions/s for 12 s, busiest 60 Hz frame' }],
+  },
+  {
+    name: 'rate-3000-12s', kind: 'rate', rate: 3_000, durationMs: 12_000, variants: ['baseline', 'native'], timeoutMs: 90_000,
+    metrics: [{ key: 'frames_over_16ms', unit: '', better: 'lower', label: '3,000 actions/s (10×) for 12 s, frames over 16 ms' },
+      { key: 'longest_frame_busy_ms', unit: 'ms', better: 'lower', table: false, label: '3,000 actions/s for 12 s, busiest 60 Hz frame' }],
+  },
+  {
+    name: 'cpu-3700', kind: 'cpu', actions: 3_700, variants: VARIANTS, timeoutMs: 90_000,
+    metrics: [{ key: 'sdk_cpu_ms', unit: 'ms', better: 'lower', label: 'SDK CPU for the 3,700-action burst' },
+      { key: 'flushed_ms', unit: 'ms', better: 'lower', table: false, label: '3,700-action burst, loop start to flushed (wall)' }],
+  },
+  {
+    name: 'intake-3700', kind: 'intake', actions: 3_700, variants: ['baseline', 'native'], timeoutMs: 120_000,
+    metrics: [{ key: 'actions_at_intake', unit: '', better: 'higher', label: '3,700 actions within one second, actions that reached the intake' },
+      { key: 'duplicate_actions', unit: '', better: 'lower', table: false, label: '3,700 actions within one second, duplicate actions at the intake' },
+      { key: 'delivered_ms', unit: 'ms', better: 'lower', table: false, label: '3,700 actions within one second, burst start to last upload' }],
+  },
+  {
+    name: 'loop-37000', kind: 'scale', actions: 37_000, variants: VARIANTS, timeoutMs: 300_000,
+    metrics: [{ ...stall, label: '37,000 actions in one loop, longest main-thread stall' },
+      { key: 'peak_rss_mb', unit: 'MB', better: 'lower', label: '37,000 actions in one loop, peak RSS' },
+      { key: 'actions_lost', unit: '', better: 'lower', label: '37,000 actions in one loop, actions lost', floor: false }],
+  },
+  {
+    name: 'loop-100000', kind: 'scale', actions: 100_000, variants: VARIANTS, timeoutMs: 300_000,
+    metrics: [{ ...stall, label: '100,000 actions in one loop, longest main-thread stall' },
+      { key: 'peak_rss_mb', unit: 'MB', better: 'lower', label: '100,000 actions in one loop, peak RSS' },
+      { key: 'actions_lost', unit: '', better: 'lower', label: '100,000 actions in one loop, actions lost', floor: false }],
+  },
+];
+
+export function scenarioByName(name) {
+  const s = SCENARIOS.find((x) => x.name === name);
+  if (!s) throw new Error(`unknown scenario '${name}' (known: ${SCENARIOS.map((x) => x.name).join(', ')})`);
+  return s;
+}
+
+/**
+ * The attributes every action carries: a plain object whose JSON is exactly ATTRIBUTE_CHARS long,
+ * shaped like what a messaging app attaches to "one action per synced message". Built once, before
+ * any timed loop, as the reference did.
+ */
+export function buildAttributes(chars = ATTRIBUTE_CHARS) {
+  const attrs = { 'sync.source': 'inbox', 'sync.page': 17, 'sync.encrypted': true, 'message.kind': 'text', 'message.preview': '' };
+  const filler = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
+  const short = chars - JSON.stringify(attrs).length;
+  if (short < 0) throw new Error(`attributes cannot be ${chars} characters`);
+  attrs['message.preview'] = filler.repeat(Math.ceil(short / filler.length) + 1).slice(0, short);
+  return attrs;
+}

@@ -1,0 +1,133 @@
+// The three things a scenario's loop can call, behind one shape so that the loop body is the same
+// for every variant:
+//   native   — RumPipeline from librum_native.so (the module under test);
+//   baseline — the pre-queue SDK in plain JS (baseline.mjs);
+//   floor    — copyArgsFloor from the same .so: a native function that only copies the arguments.
+// Each target has addAction(type, name, attrs) (called as a method in the loop), startView, and
+// settle/flush/stats/nextBatch/completeBatch/stop for the harness around the loop.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BaselineSdk } from './baseline.mjs';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** Methods the harness needs on a RumPipeline instance (DESIGN.md "The JS / ArkTS interface"). */
+export const REQUIRED_METHODS = ['startView', 'addAction', 'flush', 'stop', 'stats', 'nextBatch', 'completeBatch'];
+
+export function defaultLibraryPath() {
+  return process.env.RUM_NATIVE_LIB || path.join(REPO_ROOT, 'target', 'release', 'librum_native.so');
+}
+
+/** Loads the cdylib the way DESIGN.md says Node does; every failure names the path and the fix. */
+export function loadNative(libPath = defaultLibraryPath()) {
+  if (!fs.existsSync(libPath)) {
+    throw new Error(`native library not found at ${libPath}: run 'cargo build --release' (scripts/burst does) or set RUM_NATIVE_LIB`);
+  }
+  const mod = { exports: {} };
+  try {
+    process.dlopen(mod, libPath);
+  } catch (e) {
+    throw new Error(`cannot load ${libPath} with process.dlopen: ${e.message}`);
+  }
+  if (typeof mod.exports.RumPipeline !== 'function') {
+    throw new Error(`${libPath} loaded but exports no RumPipeline class (exports: ${Object.keys(mod.exports).join(', ') || 'none'})`);
+  }
+  return mod.exports;
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Options every variant's pipeline is built with; `extra` carries per-scenario storage limits. */
+function pipelineOptions(storageDir, extra) {
+  return { storageDir, applicationId: 'burst-bench', service: 'burst', version: '0.0.0', env: 'bench', trackingConsent: 'granted', ...extra };
+}
+
+export function createTarget(variant, { storageDir, libPath, storage = {} }) {
+  if (variant === 'baseline') return baselineTarget(storageDir, storage);
+  const native = loadNative(libPath);
+  if (variant === 'native') return nativeTarget(native, storageDir, storage);
+  if (variant === 'floor') return floorTarget(native);
+  throw new Error(`unknown variant '${variant}'`);
+}
+
+function nativeTarget(native, storageDir, storage) {
+  const p = new native.RumPipeline(pipelineOptions(storageDir, storage));
+  for (const m of REQUIRED_METHODS) {
+    if (typeof p[m] !== 'function') throw new Error(`RumPipeline has no method ${m}()`);
+  }
+  return {
+    variant: 'native',
+    sdk: p,
+    startView: (key, name, attrs) => p.startView(key, name, attrs),
+    queueLength() {
+      const q = p.stats()?.queueLength;
+      if (typeof q !== 'number') throw new Error('RumPipeline.stats().queueLength is not a number');
+      return q;
+    },
+    /** Resolves once every queued call has been processed on later turns (no synchronous drain). */
+    async settle(timeoutMs = 120_000) {
+      const t0 = performance.now();
+      while (this.queueLength() > 0) {
+        if (performance.now() - t0 > timeoutMs) throw new Error(`queue not empty after ${timeoutMs} ms (queueLength ${this.queueLength()})`);
+        await sleep(1);
+      }
+    },
+    /** flush() waits at most flushTimeoutMs and says whether it finished; retry until it does. */
+    flush(deadlineMs = 120_000) {
+      const t0 = performance.now();
+      let attempts = 0;
+      for (;;) {
+        attempts += 1;
+        if (p.flush() === true) return { ok: true, attempts };
+        if (performance.now() - t0 > deadlineMs) return { ok: false, attempts };
+      }
+    },
+    stats: () => plain(p.stats()),
+    nextBatch: () => p.nextBatch(),
+    completeBatch: (id, delivered) => p.completeBatch(id, delivered),
+    stop: () => p.stop(),
+  };
+}
+
+function baselineTarget(storageDir, storage) {
+  const sdk = new BaselineSdk(pipelineOptions(storageDir, storage));
+  return {
+    variant: 'baseline',
+    sdk,
+    startView: (key, name, attrs) => sdk.startView(key, name, attrs),
+    queueLength: () => 0,
+    async settle() {},
+    flush: () => ({ ok: sdk.flush(), attempts: 1 }),
+    stats: () => sdk.stats(),
+    nextBatch: () => sdk.nextBatch(),
+    completeBatch: (id, delivered) => sdk.completeBatch(id, delivered),
+    stop: () => sdk.stop(),
+  };
+}
+
+function floorTarget(native) {
+  if (typeof native.copyArgsFloor !== 'function') {
+    throw new Error('the native module exports no copyArgsFloor(type, name, attrs) function (the floor)');
+  }
+  // The loop calls target.sdk.addAction(...): here that is the bare native function.
+  const sdk = { addAction: native.copyArgsFloor };
+  return {
+    variant: 'floor',
+    sdk,
+    startView() {},
+    queueLength: () => 0,
+    async settle() {},
+    flush: () => ({ ok: true, attempts: 0 }),
+    stats: () => ({}),
+    nextBatch: () => null,
+    completeBatch() {},
+    stop() {},
+  };
+}
+
+/** A JSON-safe copy of a stats object (BigInt → Number; nested objects kept). */
+export function plain(value) {
+  return JSON.parse(JSON.stringify(value ?? {}, (_, v) => (typeof v === 'bigint' ? Number(v) : v)));
+}
