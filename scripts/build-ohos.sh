@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Builds rum-native for HarmonyOS devices and packages it:
+#   1. cross-compiles release librum_native.so for each ABI with the NDK's clang
+#        arm64-v8a → aarch64-unknown-linux-ohos (phones, tablets, 2in1)
+#        x86_64    → x86_64-unknown-linux-ohos  (the emulator)
+#      and places it in ets/libs/<abi>/ (ignored by git);
+#   2. regenerates the HAR's index.d.ts (scripts/gen-dts.sh, when present);
+#   3. builds the HAR and the demo HAP with hvigorw (ohpm install first when ohpm is on the PATH).
+#
+#   OHOS_NDK_HOME=<sdk>/default/openharmony scripts/build-ohos.sh [--abi arm64-v8a|x86_64|all]
+#                                                                 [--libs-only] [--debug-hap]
+#
+# OHOS_NDK_HOME is the SDK folder that contains native/ (native/llvm/bin/clang, native/sysroot):
+# in DevEco Studio's or the Command Line Tools' SDK, sdk/default/openharmony.
+# Exit status: 0 on success; 2 when something it needs is missing (the message says what and
+# where to get it); 3 when the libraries were built but hvigorw is not on the PATH.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ABIS="arm64-v8a x86_64"
+LIBS_ONLY=0
+HAP_MODE=release
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --abi)
+      [[ $# -ge 2 ]] || { echo "build-ohos: --abi needs arm64-v8a, x86_64 or all" >&2; exit 2; }
+      case "$2" in
+        all) ABIS="arm64-v8a x86_64" ;;
+        arm64-v8a | x86_64) ABIS="$2" ;;
+        *) echo "build-ohos: unknown ABI $2 (arm64-v8a, x86_64, all)" >&2; exit 2 ;;
+      esac
+      shift 2
+      ;;
+    --libs-only) LIBS_ONLY=1; shift ;;
+    --debug-hap) HAP_MODE=debug; shift ;;
+    -h | --help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "build-ohos: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+missing() {
+  echo "build-ohos: $1" >&2
+  shift
+  for line in "$@"; do
+    echo "  $line" >&2
+  done
+  exit 2
+}
+
+# ---- what the cross build needs ----
+if [[ -z "${OHOS_NDK_HOME:-}" ]]; then
+  missing "OHOS_NDK_HOME is not set." \
+    "Set it to the HarmonyOS SDK folder that contains native/, e.g." \
+    "  export OHOS_NDK_HOME=\$HOME/command-line-tools/sdk/default/openharmony" \
+    "The SDK comes with DevEco Studio or the Command Line Tools for HarmonyOS" \
+    "(developer.huawei.com > DevEco Studio > Download; the Linux command-line tools suffice)."
+fi
+CLANG="$OHOS_NDK_HOME/native/llvm/bin/clang"
+SYSROOT="$OHOS_NDK_HOME/native/sysroot"
+[[ -x "$CLANG" ]] || missing "no clang at $CLANG." \
+  "OHOS_NDK_HOME must be the SDK folder that contains native/llvm/bin/clang (sdk/default/openharmony)."
+[[ -d "$SYSROOT" ]] || missing "no sysroot at $SYSROOT (OHOS_NDK_HOME must contain native/sysroot)."
+command -v cargo >/dev/null || missing "cargo is not on the PATH." "Install Rust with rustup (https://rustup.rs)."
+command -v rustup >/dev/null || missing "rustup is not on the PATH." "The OHOS targets are installed with rustup (https://rustup.rs)."
+
+triple_of() {
+  case "$1" in
+    arm64-v8a) echo aarch64-unknown-linux-ohos ;;
+    x86_64) echo x86_64-unknown-linux-ohos ;;
+  esac
+}
+
+clang_target_of() {
+  case "$1" in
+    arm64-v8a) echo aarch64-linux-ohos ;;
+    x86_64) echo x86_64-linux-ohos ;;
+  esac
+}
+
+for abi in $ABIS; do
+  triple="$(triple_of "$abi")"
+  if ! rustup target list --installed | grep -qx "$triple"; then
+    echo "build-ohos: adding the Rust target $triple"
+    rustup target add "$triple" || missing "rustup could not add $triple." \
+      "Run: rustup target add $triple (the OHOS targets ship with stable Rust since 1.78)."
+  fi
+done
+
+# ---- 1. cross-compile and place the libraries ----
+WRAPPERS="$ROOT/target/ohos-linker"
+mkdir -p "$WRAPPERS"
+for abi in $ABIS; do
+  triple="$(triple_of "$abi")"
+  clang_target="$(clang_target_of "$abi")"
+  env_triple="$(echo "$triple" | tr 'a-z-' 'A-Z_')"
+  cc_triple="${triple//-/_}"
+  wrapper="$WRAPPERS/$clang_target-clang.sh"
+  # The linker: the NDK's clang for this target, its sysroot, and musl's headers.
+  cat >"$wrapper" <<WRAPPER
+#!/bin/sh
+exec "$CLANG" --target=$clang_target --sysroot="$SYSROOT" -D__MUSL__ "\$@"
+WRAPPER
+  chmod +x "$wrapper"
+
+  echo "== cargo build --release --target $triple"
+  (
+    cd "$ROOT"
+    export "CARGO_TARGET_${env_triple}_LINKER=$wrapper"
+    export "CC_${cc_triple}=$wrapper"
+    export "AR_${cc_triple}=$OHOS_NDK_HOME/native/llvm/bin/llvm-ar"
+    cargo build --release --lib --target "$triple"
+  )
+  built="$ROOT/target/$triple/release/librum_native.so"
+  [[ -f "$built" ]] || { echo "build-ohos: cargo did not produce $built" >&2; exit 1; }
+  mkdir -p "$ROOT/ets/libs/$abi"
+  cp "$built" "$ROOT/ets/libs/$abi/librum_native.so"
+  strip_tool="$OHOS_NDK_HOME/native/llvm/bin/llvm-strip"
+  if [[ -x "$strip_tool" ]]; then
+    "$strip_tool" --strip-unneeded "$ROOT/ets/libs/$abi/librum_native.so"
+  fi
+  echo "   → ets/libs/$abi/librum_native.so ($(du -h "$ROOT/ets/libs/$abi/librum_native.so" | cut -f1))"
+done
+
+# ---- 2. the HAR's type definitions ----
+if [[ -f "$ROOT/scripts/gen-dts.sh" ]]; then
+  echo "== scripts/gen-dts.sh (ets/src/main/cpp/types/librum_native/index.d.ts)"
+  bash "$ROOT/scripts/gen-dts.sh"
+fi
+
+# ---- 3. the HAR and the HAP ----
+if [[ "$LIBS_ONLY" == 1 ]]; then
+  echo "build-ohos: libraries in ets/libs; --libs-only, so no hvigorw"
+  exit 0
+fi
+if ! command -v hvigorw >/dev/null; then
+  echo "build-ohos: the libraries are in ets/libs, but hvigorw is not on the PATH, so the HAR and HAP were not built." >&2
+  echo "  hvigorw and ohpm come with DevEco Studio (tools/hvigor/bin, tools/ohpm/bin) or the Command Line" >&2
+  echo "  Tools for HarmonyOS (command-line-tools/bin); add that folder to the PATH and run this again," >&2
+  echo "  or open the project in DevEco Studio (Build > Build Hap(s)/APP(s))." >&2
+  exit 3
+fi
+cd "$ROOT"
+if command -v ohpm >/dev/null; then
+  echo "== ohpm install --all"
+  ohpm install --all
+fi
+echo "== hvigorw assembleHar (module rum_native)"
+hvigorw assembleHar --mode module -p module=rum_native@default -p product=default -p buildMode=release --no-daemon
+echo "== hvigorw assembleHap (module entry, $HAP_MODE)"
+hvigorw assembleHap --mode module -p module=entry@default -p product=default -p buildMode="$HAP_MODE" --no-daemon
+echo
+echo "HAR: $(ls ets/build/default/outputs/default/*.har 2>/dev/null | tr '\n' ' ')"
+echo "HAP: $(ls entry/build/default/outputs/default/*.hap 2>/dev/null | tr '\n' ' ')"

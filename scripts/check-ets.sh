@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Host checks of the HarmonyOS side: the HAR (ets/), the demo HAP (entry/) and the hvigor project
+# files, on a machine without the HarmonyOS SDK.
+#
+#   parse      every .ets / .json5 / .json parses (ohos-typescript, json5)
+#   project    hvigor files agree: modules, task types, model versions, packages, resources
+#   lint       ArkTS strict rules on the non-UI .ets files (ohos-typescript's ArkTS linter)
+#   typecheck  the non-UI .ets files type-check against index.d.ts (tsc --noEmit, SDK stand-ins)
+#   facade     tests/ets-host/*.test.mjs run the facade, built from ets/, against the real
+#              librum_native.so (RUM_NATIVE_LIB=debug|release|<path>, default debug) and a
+#              loopback intake
+#   ohos       (with --ohos or RUM_CHECK_OHOS=1) scripts/check-ohos.sh: nightly cargo check of
+#              the cfg(target_env = "ohos") code for aarch64-unknown-linux-ohos
+#
+# Installs its npm packages into tests/ets-host/node_modules (npm ci from package-lock.json).
+# Exit status: 0 when every check passed, 1 otherwise.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+HOST="$ROOT/tests/ets-host"
+RUN_OHOS="${RUM_CHECK_OHOS:-0}"
+for arg in "$@"; do
+  case "$arg" in
+    --ohos) RUN_OHOS=1 ;;
+    -h | --help)
+      sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    *)
+      echo "check-ets: unknown argument $arg (use --ohos or --help)" >&2
+      exit 2
+      ;;
+  esac
+done
+
+declare -a NAMES=()
+declare -a RESULTS=()
+record() {
+  NAMES+=("$1")
+  RESULTS+=("$2")
+}
+
+command -v node >/dev/null || {
+  echo "check-ets: node (>= 20) is required" >&2
+  exit 1
+}
+NODE_MAJOR="$(node -p 'process.versions.node.split(".")[0]')"
+if ((NODE_MAJOR < 20)); then
+  echo "check-ets: node >= 20 is required, found $(node --version)" >&2
+  exit 1
+fi
+
+# npm packages: reinstall when the lock changed since the last install.
+if [[ ! -f "$HOST/node_modules/.package-lock.json" || "$HOST/package-lock.json" -nt "$HOST/node_modules/.package-lock.json" ]]; then
+  echo "== npm ci (tests/ets-host)"
+  if ! (cd "$HOST" && npm ci --no-audit --no-fund --loglevel=error); then
+    echo "check-ets: npm ci failed in tests/ets-host" >&2
+    record "npm ci" FAIL
+  fi
+fi
+
+if [[ ${#NAMES[@]} -eq 0 ]]; then
+  for check in parse project lint typecheck; do
+    echo "== $check"
+    if (cd "$HOST" && node check.mjs "$check"); then
+      record "$check" PASS
+    else
+      record "$check" FAIL
+    fi
+  done
+
+  echo "== facade (node --test tests/ets-host, RUM_NATIVE_LIB=${RUM_NATIVE_LIB:-debug})"
+  if (cd "$HOST" && node --test ./*.test.mjs); then
+    record facade PASS
+  else
+    record facade FAIL
+  fi
+fi
+
+if [[ "$RUN_OHOS" == 1 ]]; then
+  echo "== ohos (scripts/check-ohos.sh)"
+  if "$ROOT/scripts/check-ohos.sh"; then
+    record ohos PASS
+  else
+    record ohos FAIL
+  fi
+fi
+
+echo
+echo "check-ets summary"
+passed=0
+failed=0
+for i in "${!NAMES[@]}"; do
+  printf '  %-10s %s\n' "${NAMES[$i]}" "${RESULTS[$i]}"
+  if [[ "${RESULTS[$i]}" == PASS ]]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+  fi
+done
+echo "check-ets: $passed passed, $failed failed"
+((failed == 0))

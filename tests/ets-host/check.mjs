@@ -1,0 +1,41 @@
+// Host checks of the hvigor project, run by scripts/check-ets.sh:
+//   node check.mjs parse|lint|typecheck|project|all
+// Each check prints its problems and a one-line result; the exit code is non-zero on failure.
+import { checkParse } from './lib/parse.mjs';
+import { lint } from './lib/lint.mjs';
+import { checkProject } from './lib/project.mjs';
+import { typecheck } from './lib/stage.mjs';
+
+const CHECKS = {
+  parse: ['every .ets / .json5 / .json parses (ohos-typescript, json5)', checkParse],
+  project: ['hvigor project files are consistent', checkProject],
+  lint: ['ArkTS strict rules on non-UI .ets (ohos-typescript ArkTSLinter 1.1)', lint],
+  typecheck: ['facade type-checks against index.d.ts (tsc --noEmit)', typecheck]
+};
+
+const wanted = process.argv.slice(2);
+const names = wanted.length === 0 || wanted.includes('all') ? Object.keys(CHECKS) : wanted;
+let failed = 0;
+for (const name of names) {
+  const check = CHECKS[name];
+  if (!check) {
+    console.error(`unknown check ${name}; known: ${Object.keys(CHECKS).join(', ')}, all`);
+    process.exit(2);
+  }
+  const [title, run] = check;
+  let result;
+  try {
+    result = await run();
+  } catch (e) {
+    result = { problems: [`crashed: ${e && e.stack ? e.stack : e}`], summary: '' };
+  }
+  for (const p of result.problems) {
+    console.log(`  ${p}`);
+  }
+  const ok = result.problems.length === 0;
+  if (!ok) {
+    failed++;
+  }
+  console.log(`${ok ? 'PASS' : 'FAIL'} ${name}: ${title} (${result.summary}${ok ? '' : `; ${result.problems.length} problem(s)`})`);
+}
+process.exit(failed === 0 ? 0 : 1);

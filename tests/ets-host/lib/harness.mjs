@@ -1,0 +1,143 @@
+// Shared by tests/ets-host/*.test.mjs: builds the HAR's facade from its .ets sources, loads it
+// with the real librum_native.so, and provides a fake ability context and a loopback intake.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { STUBS_DIR } from './files.mjs';
+import { build } from './stage.mjs';
+
+const stub = (name) => pathToFileURL(join(STUBS_DIR, name)).href;
+
+let loading = null;
+
+/**
+ * Loads the native library and the built facade once per process. Rejects with the loader's
+ * message when librum_native.so is missing, so every test that needs it fails with that message.
+ */
+export function loadFacade() {
+  if (loading === null) {
+    loading = (async () => {
+      // ArkTS's built-in @Sendable decorator: on one thread a Sendable class is an ordinary class.
+      globalThis.Sendable ??= (target) => target;
+      const native = (await import(stub('native.mjs'))).default;
+      const built = build();
+      const facade = await import(built.indexUrl);
+      const { collections, taskpool } = await import(stub('kit.ArkTS.mjs'));
+      const { hilog } = await import(stub('kit.PerformanceAnalysisKit.mjs'));
+      process.on('exit', () => rmSync(built.outDir, { recursive: true, force: true }));
+      return { facade, native, collections, taskpool, hilog };
+    })();
+  }
+  return loading;
+}
+
+/** A fresh storage directory, removed when the process exits. */
+export function tempDir(prefix = 'rum-ets-host-data-') {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/**
+ * A stand-in for the ability context the facade is given: `filesDir`, and an application
+ * context whose `applicationStateChange` listeners the test can fire.
+ */
+export function fakeContext(filesDir) {
+  const listeners = new Set();
+  const applicationContext = {
+    filesDir,
+    on(type, callback) {
+      if (type !== 'applicationStateChange') {
+        throw new TypeError(`unexpected event ${type}`);
+      }
+      listeners.add(callback);
+    },
+    off(type, callback) {
+      if (callback === undefined) {
+        listeners.clear();
+      } else {
+        listeners.delete(callback);
+      }
+    },
+    getApplicationContext() {
+      return applicationContext;
+    }
+  };
+  return {
+    filesDir,
+    getApplicationContext: () => applicationContext,
+    listenerCount: () => listeners.size,
+    background: () => listeners.forEach((l) => l.onApplicationBackground()),
+    foreground: () => listeners.forEach((l) => l.onApplicationForeground())
+  };
+}
+
+/** The documents of an NDJSON batch body. */
+export function ndjson(body) {
+  const text = Buffer.from(body).toString('utf8');
+  if (text.length > 0 && !text.endsWith('\n')) {
+    throw new Error('NDJSON body does not end with a newline');
+  }
+  return text.split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l));
+}
+
+/** Claims and acknowledges every sealed batch; returns their documents in claim order. */
+export function drainBatches(monitor) {
+  const docs = [];
+  for (let b = monitor.nextBatch(); b !== null; b = monitor.nextBatch()) {
+    const batchDocs = ndjson(b.body);
+    if (batchDocs.length !== b.eventCount) {
+      throw new Error(`batch ${b.id}: eventCount ${b.eventCount} but ${batchDocs.length} lines`);
+    }
+    docs.push(...batchDocs);
+    monitor.completeBatch(b.id, true);
+  }
+  return docs;
+}
+
+/**
+ * A RUM intake on 127.0.0.1 (port 0). `respond(request, index)` returns the status for each
+ * request (default 202). Every request is recorded with its path, headers and documents.
+ */
+export async function startIntake(respond = () => 202) {
+  const requests = [];
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const record = {
+        method: req.method,
+        url: req.url,
+        headers: req.headers,
+        docs: ndjson(Buffer.concat(chunks))
+      };
+      const status = respond(record, requests.length);
+      record.status = status;
+      requests.push(record);
+      res.writeHead(status, { 'Content-Type': 'application/json' });
+      res.end('{}');
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return {
+    site: `http://127.0.0.1:${port}`,
+    requests,
+    /** Documents of the requests the intake accepted (2xx), in arrival order. */
+    accepted: () => requests.filter((r) => r.status >= 200 && r.status < 300).flatMap((r) => r.docs),
+    close: () => new Promise((resolve) => server.close(resolve))
+  };
+}
+
+/** Waits until `predicate()` holds, polling; fails after `timeoutMs`. */
+export async function until(predicate, timeoutMs, what) {
+  const start = Date.now();
+  while (!predicate()) {
+    if (Date.now() - start > timeoutMs) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -1,0 +1,6 @@
+/* Stand-in for the SDK's kits/@kit.ArkTS.d.ts (the modules the project imports). */
+import collections from './@arkts.collections';
+import lang from './@arkts.lang';
+import taskpool from './@ohos.taskpool';
+
+export { collections, lang, taskpool };

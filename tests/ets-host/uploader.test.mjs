@@ -1,0 +1,154 @@
+// RumUploader over the real pipeline, with the HTTP client stand-in and a loopback intake.
+import assert from 'node:assert/strict';
+import { before, test } from 'node:test';
+import { fakeContext, loadFacade, startIntake, tempDir, until } from './lib/harness.mjs';
+
+let h;
+before(async () => {
+  h = await loadFacade();
+});
+
+/** A monitor holding `count` synced-message actions, flushed into batches of ~`batchMaxBytes`. */
+async function filledMonitor(t, count, batchMaxBytes) {
+  const m = h.facade.RumMonitor.create(fakeContext(tempDir()), {
+    applicationId: 'app-upload',
+    keepAliveIntervalMs: 0,
+    // Small batches: the pipeline accepts batchMaxBytes down to eventMaxBytes (synced-message
+    // documents are under 1 KiB).
+    pipeline: { batchMaxBytes, eventMaxBytes: 4096 }
+  });
+  t.after(() => m.stop());
+  m.startView('inbox', 'Inbox');
+  m.addActions(await h.facade.buildActionsOnTaskPool(count));
+  assert.equal(m.flush(), true);
+  return m;
+}
+
+const actionIndexes = (docs) => docs.filter((d) => d.type === 'action').map((d) => d.context.message_index);
+const range = (n) => Array.from({ length: n }, (_, i) => i);
+
+async function intake(t, respond) {
+  const server = await startIntake(respond);
+  t.after(() => server.close());
+  return server;
+}
+
+test('cadence defaults are the reference SDK’s: 2,000 ms, 20 batches a cycle, backoff ×2 up to 60 s', () => {
+  const { RumUploader } = h.facade;
+  assert.equal(RumUploader.DEFAULT_INTERVAL_MS, 2000);
+  assert.equal(RumUploader.DEFAULT_MAX_BATCHES_PER_CYCLE, 20);
+  assert.equal(RumUploader.DEFAULT_MAX_BACKOFF_MS, 60000);
+  const delays = [];
+  let d = 2000;
+  for (let i = 0; i < 6; i++) {
+    d = RumUploader.nextDelay(d, true, 2000, 60000);
+    delays.push(d);
+  }
+  assert.deepEqual(delays, [4000, 8000, 16000, 32000, 60000, 60000]);
+  assert.equal(RumUploader.nextDelay(60000, false, 2000, 60000), 2000, 'a success restores the interval');
+  const source = { nextBatch: () => null, completeBatch: () => {} };
+  assert.equal(new RumUploader(source, { site: 'http://127.0.0.1:9', clientToken: 't' }).currentDelayMs, 2000);
+});
+
+test('every action reaches the intake once, in order, with the intake’s headers', async (t) => {
+  const server = await intake(t);
+  const m = await filledMonitor(t, 3700, 64 * 1024);
+  const uploader = new h.facade.RumUploader(m, { site: `${server.site}/`, clientToken: 'pub-token', intervalMs: 20 });
+  t.after(() => uploader.stop());
+  assert.equal(uploader.currentDelayMs, 20);
+  uploader.start();
+  await until(() => actionIndexes(server.accepted()).length >= 3700, 30000, '3,700 actions at the intake');
+  uploader.stop();
+  await uploader.idle();
+
+  assert.deepEqual(actionIndexes(server.accepted()), range(3700));
+  assert.ok(server.requests.length > 1, 'several batches');
+  for (const r of server.requests) {
+    assert.equal(r.method, 'POST');
+    assert.equal(r.url, '/api/v2/rum?ddsource=harmonyos');
+    assert.equal(r.headers['dd-api-key'], 'pub-token');
+    assert.match(r.headers['content-type'], /^text\/plain/);
+    assert.ok(r.headers['dd-request-id'], 'each request names its batch');
+  }
+  assert.equal(uploader.deliveredEvents, server.accepted().length);
+  assert.equal(uploader.deliveredBatches, server.requests.length);
+  assert.equal(m.nextBatch(), null, 'delivered batches are deleted');
+});
+
+test('a retryable failure releases the batch, ends the cycle and doubles the delay', async (t) => {
+  // The second and third requests fail with 503; everything else is accepted.
+  const server = await intake(t, (_r, i) => (i === 1 || i === 2 ? 503 : 202));
+  const m = await filledMonitor(t, 600, 16 * 1024);
+  const uploader = new h.facade.RumUploader(m, {
+    site: server.site, clientToken: 't', intervalMs: 100, maxBackoffMs: 250
+  });
+
+  const first = await uploader.uploadNow();
+  assert.equal(first.delivered, 1);
+  assert.equal(first.failed, true);
+  assert.equal(first.nextDelayMs, 200);
+  const second = await uploader.uploadNow();
+  assert.equal(second.delivered, 0);
+  assert.equal(second.nextDelayMs, 250, 'capped at maxBackoffMs');
+  let last = await uploader.uploadNow();
+  assert.equal(last.failed, false);
+  assert.equal(last.nextDelayMs, 100, 'back to the interval after a success');
+  while (last.delivered > 0) {
+    last = await uploader.uploadNow();
+  }
+  assert.equal(uploader.failedRequests, 2);
+  assert.deepEqual(actionIndexes(server.accepted()), range(600), 'the failed batch came again, nothing twice');
+});
+
+test('a batch the intake refuses for good (4xx) is dropped, and the cycle goes on', async (t) => {
+  const server = await intake(t, (_r, i) => (i === 0 ? 400 : 202));
+  const m = await filledMonitor(t, 300, 16 * 1024);
+  const uploader = new h.facade.RumUploader(m, { site: server.site, clientToken: 't' });
+  const cycle = await uploader.uploadNow();
+  assert.equal(cycle.rejected, 1);
+  assert.equal(cycle.failed, false);
+  assert.ok(cycle.delivered >= 1, 'later batches went out in the same cycle');
+  assert.equal(uploader.rejectedBatches, 1);
+  for (let c = cycle; c.delivered > 0;) {
+    c = await uploader.uploadNow();
+  }
+  const refused = actionIndexes(server.requests[0].docs);
+  assert.deepEqual(actionIndexes(server.accepted()), range(300).filter((i) => !refused.includes(i)));
+  assert.equal(m.nextBatch(), null, 'the refused batch was deleted too');
+});
+
+test('a cycle sends at most 20 batches', async (t) => {
+  const server = await intake(t);
+  const m = await filledMonitor(t, 500, 8 * 1024);
+  assert.ok(m.stats().batchesOnDisk > 20, 'more than 20 sealed batches');
+  const uploader = new h.facade.RumUploader(m, { site: server.site, clientToken: 't' });
+  const cycle = await uploader.uploadNow();
+  assert.equal(cycle.delivered, 20);
+  assert.equal(server.requests.length, 20);
+});
+
+test('a network error releases the batch for a later retry', async (t) => {
+  const closed = await startIntake();
+  await closed.close();
+  const m = await filledMonitor(t, 50, 64 * 1024);
+  const uploader = new h.facade.RumUploader(m, { site: closed.site, clientToken: 't', requestTimeoutMs: 2000 });
+  const cycle = await uploader.uploadNow();
+  assert.equal(cycle.failed, true);
+  assert.equal(cycle.delivered, 0);
+  const again = m.nextBatch();
+  assert.notEqual(again, null, 'the released batch can be claimed again');
+  m.completeBatch(again.id, false);
+});
+
+test('uploadNow during a cycle joins it, and idle() waits for its last request', async (t) => {
+  const server = await intake(t);
+  const m = await filledMonitor(t, 200, 16 * 1024);
+  const uploader = new h.facade.RumUploader(m, { site: server.site, clientToken: 't' });
+  const first = uploader.uploadNow();
+  assert.equal(uploader.uploadNow(), first, 'one cycle at a time: batches stay in order');
+  await uploader.idle();
+  const cycle = await first;
+  assert.ok(cycle.delivered > 0);
+  assert.equal(server.requests.length, cycle.delivered, 'every request of the cycle had completed');
+  assert.equal(uploader.deliveredBatches, cycle.delivered);
+});
