@@ -66,6 +66,11 @@ pub const MAX_PENDING_RESOURCES_PER_VIEW: usize = 100;
 /// (dropped and counted), so a host that never stops its resources cannot grow the tree.
 pub const MAX_STOPPED_VIEWS_WITH_PENDING: usize = 10;
 
+/// Actions one `addActions` call may carry. They are all captured before the call returns, so the
+/// count bounds the memory one call can take (100,000 actions with 350-character attributes hold
+/// about 100 MB); a longer list is refused with a RangeError before anything is read.
+pub const MAX_ACTIONS_PER_CALL: u32 = 100_000;
+
 /// Tracking consent, as the host sets it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TrackingConsent {

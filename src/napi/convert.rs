@@ -266,35 +266,35 @@ impl Reader {
         })
     }
 
-    /// Indexed elements of an array or an array-like (`length` + indices, as a Sendable
-    /// `collections.Array` is read from native code).
-    pub fn elements(&self, value: sys::napi_value, arg: &str) -> ArgResult<Vec<sys::napi_value>> {
+    /// The length of an array or an array-like (`length` + indices, as a Sendable
+    /// `collections.Array` is read from native code). Nothing is read or reserved for the elements
+    /// yet: a caller checks the length against its own limit first, since it comes from the host.
+    pub fn length(&self, value: sys::napi_value, arg: &str) -> ArgResult<u32> {
         if self.type_of(value) != OBJECT {
             return Err(self.type_err(arg, format_args!("must be an array, got {}", type_name(self.type_of(value)))));
         }
-        let len = if self.is_array(value) {
+        if self.is_array(value) {
             let mut len = 0u32;
             // SAFETY: value is an array.
             unsafe { sys::napi_get_array_length(self.env, value, &mut len) };
-            len
-        } else {
-            let length = self.field(value, "length", arg)?;
-            if self.type_of(length) != NUMBER {
-                return Err(self.type_err(arg, "must be an array or array-like with a numeric length"));
-            }
-            self.integer(length, &format!("{arg}.length"), 0.0, u32::MAX as f64)? as u32
-        };
-        let mut out = Vec::with_capacity(len as usize);
-        for i in 0..len {
-            let mut el = ptr::null_mut();
-            // SAFETY: value is an object; a failure leaves an exception we report.
-            let status = unsafe { sys::napi_get_element(self.env, value, i, &mut el) };
-            if status != sys::Status::napi_ok {
-                return Err(self.napi_failed(&format!("{arg}[{i}]")));
-            }
-            out.push(el);
+            return Ok(len);
         }
-        Ok(out)
+        let length = self.field(value, "length", arg)?;
+        if self.type_of(length) != NUMBER {
+            return Err(self.type_err(arg, "must be an array or array-like with a numeric length"));
+        }
+        Ok(self.integer(length, &format!("{arg}.length"), 0.0, u32::MAX as f64)? as u32)
+    }
+
+    /// Element `i` of an array or array-like (getters and proxy traps may throw).
+    pub fn element(&self, value: sys::napi_value, i: u32, arg: &str) -> ArgResult<sys::napi_value> {
+        let mut el = ptr::null_mut();
+        // SAFETY: value is an object; a failure leaves an exception we report.
+        let status = unsafe { sys::napi_get_element(self.env, value, i, &mut el) };
+        if status != sys::Status::napi_ok {
+            return Err(self.napi_failed(&format!("{arg}[{i}]")));
+        }
+        Ok(el)
     }
 
     fn is_array(&self, value: sys::napi_value) -> bool {
@@ -311,8 +311,9 @@ impl Reader {
         b
     }
 
-    /// Own enumerable string keys.
-    pub fn keys(&self, obj: sys::napi_value, arg: &str) -> ArgResult<Vec<(String, sys::napi_value)>> {
+    /// Own enumerable string keys and their values; more than `max_keys` keys is refused before
+    /// any is read.
+    pub fn keys(&self, obj: sys::napi_value, arg: &str, max_keys: usize) -> ArgResult<Vec<(String, sys::napi_value)>> {
         let mut names = ptr::null_mut();
         // SAFETY: obj is an object; proxies run their ownKeys trap here and may throw.
         let status = unsafe {
@@ -331,6 +332,9 @@ impl Reader {
         let mut len = 0u32;
         // SAFETY: names is an array.
         unsafe { sys::napi_get_array_length(self.env, names, &mut len) };
+        if len as usize > max_keys {
+            return Err(self.range_err(arg, format_args!("has {len} keys: it makes the event larger than eventMaxBytes")));
+        }
         let mut out = Vec::with_capacity(len as usize);
         for i in 0..len {
             let mut key = ptr::null_mut();
@@ -360,16 +364,8 @@ impl Reader {
                 if self.is_array(value) {
                     return Err(self.type_err(arg, "must be an object of attributes, got an array"));
                 }
-                if let Some(entries) = self.map_entries(value, arg)? {
-                    let mut out = Map::new();
-                    for (k, v) in entries {
-                        budget.spend(self, arg, k.len() + 4)?;
-                        let key_path = path(arg, Some(&k));
-                        if let Some(v) = self.json(v, &key_path, 1, &mut budget)? {
-                            out.insert(k, v);
-                        }
-                    }
-                    return Ok(out);
+                if let Some(map) = self.map_entries(value, arg, &mut budget)? {
+                    return Ok(map);
                 }
                 match self.json(value, arg, 0, &mut budget)? {
                     Some(Value::Object(map)) => Ok(map),
@@ -381,8 +377,9 @@ impl Reader {
     }
 
     /// The entries of a Map-like object (a JS `Map` or ArkTS `collections.Map`), read through its
-    /// `forEach`; None for any other object.
-    fn map_entries(&self, obj: sys::napi_value, arg: &str) -> ArgResult<Option<Vec<(String, sys::napi_value)>>> {
+    /// iterator and converted one by one, each charged to the budget as it is read (so an endless
+    /// iterator ends in a RangeError); None for any other object.
+    fn map_entries(&self, obj: sys::napi_value, arg: &str, budget: &mut Budget) -> ArgResult<Option<Attributes>> {
         if !self.is_map(obj) {
             return Ok(None);
         }
@@ -390,11 +387,11 @@ impl Reader {
         let mut iter = ptr::null_mut();
         // SAFETY: entries_fn is a function (checked by is_map); obj is its receiver.
         let status = unsafe { sys::napi_call_function(self.env, obj, entries_fn, 0, ptr::null(), &mut iter) };
-        if status != sys::Status::napi_ok {
+        if status != sys::Status::napi_ok || self.type_of(iter) != OBJECT {
             return Err(self.napi_failed(arg));
         }
         let next = self.field(iter, "next", arg)?;
-        let mut out = Vec::new();
+        let mut out = Map::new();
         loop {
             let mut step = ptr::null_mut();
             // SAFETY: next is the iterator's next method.
@@ -404,7 +401,7 @@ impl Reader {
             }
             let done = self.field(step, "done", arg)?;
             if self.type_of(done) == BOOLEAN && self.boolean(done, arg)? {
-                break;
+                return Ok(Some(out));
             }
             let pair = self.field(step, "value", arg)?;
             let k = self.field(pair, "0", arg)?;
@@ -412,9 +409,12 @@ impl Reader {
             let key = self
                 .string(k, &format!("{arg} key"))
                 .map_err(|_| self.type_err(arg, "must be a Map with string keys"))?;
-            out.push((key, v));
+            budget.spend(self, arg, key.len() + 4)?;
+            let key_path = path(arg, Some(&key));
+            if let Some(v) = self.json(v, &key_path, 1, budget)? {
+                out.insert(key, v);
+            }
         }
-        Ok(Some(out))
     }
 
     /// A Map-like: has callable `entries` and `get` and a numeric `size`.
@@ -462,10 +462,13 @@ impl Reader {
                 Ok(Some(number_value(ms)))
             }
             OBJECT if self.is_array(value) => {
-                let items = self.elements(value, at)?;
-                let mut out = Vec::with_capacity(items.len());
-                for (i, item) in items.into_iter().enumerate() {
-                    budget.spend(self, at, 1)?;
+                let len = self.length(value, at)?;
+                // Every element costs at least a byte of JSON: a huge (or sparse) length is
+                // refused before anything is read or reserved.
+                budget.spend(self, at, len as usize)?;
+                let mut out = Vec::with_capacity(len as usize);
+                for i in 0..len {
+                    let item = self.element(value, i, at)?;
                     let item_path = format!("{at}[{i}]");
                     out.push(self.json(item, &item_path, depth + 1, budget)?.unwrap_or(Value::Null));
                 }
@@ -473,7 +476,8 @@ impl Reader {
             }
             OBJECT => {
                 let mut out = Map::new();
-                for (k, v) in self.keys(value, at)? {
+                // Every member costs at least 4 bytes of JSON (`"":x,`).
+                for (k, v) in self.keys(value, at, budget.left / 4)? {
                     budget.spend(self, at, k.len() + 4)?;
                     let key_path = path(at, Some(&k));
                     if let Some(v) = self.json(v, &key_path, depth + 1, budget)? {

@@ -17,7 +17,7 @@ use super::convert::{ArgError, ArgResult, Reader};
 use super::host::{HostClock, HostScheduler, JsMapper, TimerTarget};
 use super::registry::{self, AttachError, Shared};
 use super::throw;
-use crate::core::config::{Config, TrackingConsent};
+use crate::core::config::{Config, TrackingConsent, MAX_ACTIONS_PER_CALL};
 use crate::core::dispatch::{Dispatcher, Inbox};
 use crate::core::event::{ActionType, Attributes, ErrorSource, EventKind, ResourceKind, UserInfo};
 use crate::core::seam::Clock;
@@ -374,9 +374,13 @@ impl RumPipeline {
         let started = self.clock.mono_ns();
         let r = self.reader(&env, "addActions");
         let batch = checked(&env, || {
-            let items = r.elements(events.raw(), "events")?;
-            let mut out = Vec::with_capacity(items.len());
-            for (i, item) in items.into_iter().enumerate() {
+            let len = r.length(events.raw(), "events")?;
+            if len > MAX_ACTIONS_PER_CALL {
+                return Err(r.range_err("events", format_args!("has {len} elements, more than the {MAX_ACTIONS_PER_CALL} one call may carry")));
+            }
+            let mut out = Vec::with_capacity(len as usize);
+            for i in 0..len {
+                let item = r.element(events.raw(), i, "events")?;
                 let at = format!("events[{i}]");
                 if !r.is_object(item) {
                     return Err(r.type_err(&at, "must be an object { type, name, attributes? }"));
@@ -387,7 +391,7 @@ impl RumPipeline {
                     Ok(unsafe { Unknown::from_raw_unchecked(r.env, v) })
                 };
                 let (t, n, a) = (field("type")?, field("name")?, field("attributes")?);
-                out.push(self.action(&r, &t, &n, &a, Some(i))?);
+                out.push(self.action(&r, &t, &n, &a, Some(i as usize))?);
             }
             Ok(out)
         })?;
