@@ -11,9 +11,7 @@ use rum_native::core::seam::{Clock, Timer};
 fn calls_within_the_budget_are_processed_on_the_callers_turn() {
     let mut h = harness(4, 100, 100_000);
     h.d.call(start_view("home"), no_attrs());
-    for i in 0..5 {
-        h.d.call(action(&format!("a{i}")), no_attrs());
-    }
+    call_actions(&mut h.d, "a", 0..5);
     // Written at once, each action followed by its view document.
     assert_eq!(h.sink.shape(), "vavavavavav");
     assert_eq!(h.counters.calls_inline.get(), 6);
@@ -74,13 +72,7 @@ fn queued_calls_keep_their_order_and_call_time_across_slices() {
     }
     let slices = run_until_idle(&mut h.d);
     assert!(slices > 5, "60 actions at 1 ms each need several 4 ms slices, got {slices}");
-    let got: Vec<(String, i64)> = h
-        .sink
-        .docs()
-        .iter()
-        .filter_map(|d| if let Document::Action(a) = d { Some((a.target_name.clone(), a.common.date)) } else { None })
-        .collect();
-    assert_eq!(got, expected);
+    assert_eq!(h.sink.action_dates(), expected);
 }
 
 #[test]
@@ -96,10 +88,9 @@ fn at_capacity_a_slice_runs_before_enqueueing_and_nothing_is_dropped() {
     assert!(h.counters.slices_at_capacity.get() > 0);
     assert!(h.counters.queue_high_water.get() <= 10);
     run_until_idle(&mut h.d);
-    let names = h.sink.action_names();
-    assert_eq!(names.len(), 102);
-    let expected: Vec<String> = (0..100).map(|i| format!("a{i}")).collect();
-    assert_eq!(names[2..], expected[..]);
+    let got = h.sink.action_names();
+    assert_eq!(got.len(), 102);
+    assert_eq!(got[2..], names("a", 0..100)[..]);
 }
 
 #[test]
@@ -108,9 +99,7 @@ fn a_slice_lasts_the_budget_plus_at_most_one_event_and_its_view_documents() {
     let max_cost = *costs.iter().max().unwrap_or(&0);
     let mut h = harness_costs(4, 1_000, costs);
     h.d.call(start_view("home"), no_attrs());
-    for i in 0..300 {
-        h.d.call(action(&format!("a{i}")), no_attrs());
-    }
+    call_actions(&mut h.d, "a", 0..300);
     while let Some(t) = h.d.scheduler().pop() {
         let (before_ns, before_queue) = (h.clock.now_ns(), h.d.queue_len());
         h.d.on_timer(t);
@@ -129,9 +118,7 @@ fn a_slice_lasts_the_budget_plus_at_most_one_event_and_its_view_documents() {
 fn an_event_costlier_than_the_budget_still_makes_progress_one_per_slice() {
     let mut h = harness(4, 100, 10 * MS);
     h.d.call(start_view("home"), no_attrs());
-    for i in 0..3 {
-        h.d.call(action(&format!("a{i}")), no_attrs());
-    }
+    call_actions(&mut h.d, "a", 0..3);
     assert_eq!(h.d.queue_len(), 3);
     let slices = run_until_idle(&mut h.d);
     assert_eq!(slices, 3);
@@ -142,17 +129,13 @@ fn an_event_costlier_than_the_budget_still_makes_progress_one_per_slice() {
 fn slices_write_one_view_document_per_dirty_view_inline_one_per_action() {
     let mut h = harness(4, 1_000, 10_000);
     h.d.call(start_view("home"), no_attrs());
-    for i in 0..10 {
-        h.d.call(action(&format!("inline{i}")), no_attrs());
-    }
+    call_actions(&mut h.d, "inline", 0..10);
     assert_eq!(h.sink.view_docs().len(), 11, "inline: the view document follows each event");
 
     h.sink.set_costs(vec![5 * MS]);
     h.d.call(action("spends-the-turn"), no_attrs());
     h.sink.set_costs(vec![100_000]); // 100 events at 0.1 ms: three 4 ms slices
-    for i in 0..100 {
-        h.d.call(action(&format!("q{i}")), no_attrs());
-    }
+    call_actions(&mut h.d, "q", 0..100);
     h.sink.clear();
     assert_eq!(h.d.queue_len(), 100);
     let slices = run_until_idle(&mut h.d);
@@ -217,14 +200,8 @@ fn a_batch_is_captured_at_one_call_time_and_follows_the_same_rules() {
     // 2 ms per inline action: b0 (1 → 3 ms) and b1 (3 → 5 ms) start under budget; the rest queue.
     assert_eq!((h.counters.calls_inline.get(), h.counters.calls_queued.get()), (3, 8));
     run_until_idle(&mut h.d);
-    let got: Vec<(String, i64)> = h
-        .sink
-        .docs()
-        .iter()
-        .filter_map(|d| if let Document::Action(a) = d { Some((a.target_name.clone(), a.common.date)) } else { None })
-        .collect();
     let expected: Vec<(String, i64)> = (0..10).map(|i| (format!("b{i}"), call_ms)).collect();
-    assert_eq!(got, expected);
+    assert_eq!(h.sink.action_dates(), expected);
 }
 
 #[test]

@@ -13,9 +13,7 @@ fn with_queued_actions(n: usize) -> Harness {
     let mut h = harness(4, 1_000, 5 * MS);
     h.d.call(start_view("home"), no_attrs()); // spends the turn
     h.sink.set_costs(vec![0]);
-    for i in 0..n {
-        h.d.call(action(&format!("q{i}")), no_attrs());
-    }
+    call_actions(&mut h.d, "q", 0..n);
     assert_eq!(h.d.queue_len(), n);
     h.sink.clear();
     h
@@ -56,9 +54,7 @@ fn a_crash_sees_every_earlier_call_even_past_the_capacity() {
     let mut h = harness(4, 50, 5 * MS);
     h.d.call(start_view("home"), no_attrs());
     h.sink.set_costs(vec![0]);
-    for i in 0..200 {
-        h.d.call(action(&format!("q{i}")), no_attrs());
-    }
+    call_actions(&mut h.d, "q", 0..200);
     h.d.mark_crash("fatal".into(), None, no_attrs());
     let docs = h.sink.non_view_docs();
     assert_eq!(docs.len(), 201);

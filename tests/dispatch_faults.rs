@@ -18,15 +18,12 @@ fn a_sink_failure_inside_a_deferred_slice_is_counted_and_later_slices_still_run(
     let mut h = harness(4, 1_000, 5 * MS);
     h.d.call(start_view("home"), no_attrs());
     h.sink.set_costs(vec![MS]);
-    for i in 0..20 {
-        h.d.call(action(&format!("a{i}")), no_attrs());
-    }
+    call_actions(&mut h.d, "a", 0..20);
     h.sink.fail_next(3); // the first slice's first three writes
     let slices = run_until_idle(&mut h.d);
     assert!(slices >= 4, "{slices}");
     assert_eq!(h.d.queue_len(), 0);
-    let expected: Vec<String> = (3..20).map(|i| format!("a{i}")).collect();
-    assert_eq!(h.sink.action_names(), expected);
+    assert_eq!(h.sink.action_names(), names("a", 3..20));
     assert_eq!(h.counters.sink_errors.get(), 3);
     assert_eq!(h.counters.slice_errors.get(), 3);
 }

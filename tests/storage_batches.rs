@@ -10,17 +10,14 @@ use storage_support::*;
 
 #[test]
 fn lines_are_written_in_send_order_one_document_a_line() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
     let sink = storage.sink();
     for i in 0..500 {
         sink.write(action(i, (i as usize % 7) * 150)).unwrap();
     }
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
-    let seqs: Vec<u64> = lines_on_disk(storage.directory()).iter().map(seq_of).collect();
-    assert_eq!(seqs, (0..500).collect::<Vec<_>>());
+    assert_eq!(seqs_on_disk(storage.directory()), (0..500).collect::<Vec<_>>());
     let c = storage.counters();
     assert_eq!(c.documents_received.get(), 500);
     assert_eq!(c.documents_written.get(), 500);
@@ -29,15 +26,11 @@ fn lines_are_written_in_send_order_one_document_a_line() {
 
 #[test]
 fn the_active_batch_rolls_before_it_would_pass_the_batch_size() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let config = small_config(dir.path());
     let storage = open(&config, &clock);
     let len = line_len(&action(10, 350)) as u64;
-    for i in 10..40 {
-        storage.write(action(i, 350)).unwrap();
-    }
+    write_actions(&storage, 10..40, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let files = batch_files(storage.directory());
     let per_batch = config.batch_max_bytes / len;
@@ -53,28 +46,22 @@ fn the_active_batch_rolls_before_it_would_pass_the_batch_size() {
 
 #[test]
 fn the_active_batch_rolls_when_its_window_passes() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let config = small_config(dir.path());
     let storage = open(&config, &clock);
-    storage.write(action(0, 10)).unwrap();
-    storage.write(action(1, 10)).unwrap();
+    write_actions(&storage, 0..2, 10);
     wait_until("two lines written", || storage.counters().events_on_disk.get() == 2);
     clock.advance(config.batch_window_ms as i64);
     storage.write(action(2, 10)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let files = batch_files(storage.directory());
-    let per_file: Vec<Vec<u64>> =
-        files.iter().map(|(_, _, p)| parse_lines(&std::fs::read(p).unwrap()).iter().map(seq_of).collect()).collect();
+    let per_file: Vec<Vec<u64>> = files.iter().map(|(_, _, p)| seqs_in(&std::fs::read(p).unwrap())).collect();
     assert_eq!(per_file, vec![vec![0, 1], vec![2]]);
 }
 
 #[test]
 fn the_uploader_is_not_starved_by_an_active_batch_past_its_window() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let config = small_config(dir.path());
     let storage = open(&config, &clock);
     storage.write(action(0, 10)).unwrap();
@@ -82,18 +69,16 @@ fn the_uploader_is_not_starved_by_an_active_batch_past_its_window() {
     assert_eq!(storage.next_batch().unwrap(), None, "the active batch is still in its window");
     clock.advance(config.batch_window_ms as i64);
     let batch = storage.next_batch().unwrap().expect("the active batch, sealed for the uploader");
-    assert_eq!(parse_lines(&batch.body).iter().map(seq_of).collect::<Vec<_>>(), vec![0]);
+    assert_eq!(seqs_in(&batch.body), vec![0]);
     storage.complete_batch(&batch.id, true).unwrap();
     storage.write(action(1, 10)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
-    assert_eq!(upload_all(&storage).iter().map(seq_of).collect::<Vec<_>>(), vec![1]);
+    assert_eq!(uploaded_seqs(&storage), vec![1]);
 }
 
 #[test]
 fn files_and_directories_are_owner_only() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
     storage.write(action(0, 10)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
@@ -105,9 +90,7 @@ fn files_and_directories_are_owner_only() {
 
 #[test]
 fn next_batch_claims_the_oldest_and_complete_deletes_or_releases_it() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
     for i in 0..3 {
         storage.write(action(i, 10)).unwrap();
@@ -127,8 +110,7 @@ fn next_batch_claims_the_oldest_and_complete_deletes_or_releases_it() {
 
     storage.complete_batch(&first.id, true).unwrap();
     storage.complete_batch(&again.id, true).unwrap();
-    let seqs: Vec<u64> = lines_on_disk(storage.directory()).iter().map(seq_of).collect();
-    assert_eq!(seqs, vec![2]);
+    assert_eq!(seqs_on_disk(storage.directory()), vec![2]);
     let c = storage.counters();
     assert_eq!((c.batches_claimed.get(), c.batches_delivered.get(), c.batches_released.get()), (3, 2, 1));
     assert_eq!(c.events_delivered.get(), 2);
@@ -136,12 +118,9 @@ fn next_batch_claims_the_oldest_and_complete_deletes_or_releases_it() {
 
 #[test]
 fn an_unknown_batch_id_is_refused_by_name_and_changes_nothing() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
-    storage.write(action(0, 10)).unwrap();
-    storage.write(action(1, 10)).unwrap();
+    write_actions(&storage, 0..2, 10);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let before = batch_files(storage.directory());
     for id in ["nope", "batch-1-999.ndjson", "../batch-1-0.ndjson"] {
@@ -163,9 +142,7 @@ fn an_unknown_batch_id_is_refused_by_name_and_changes_nothing() {
 
 #[test]
 fn views_are_reduced_to_their_highest_document_version_on_read() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
     let docs = vec![
         view(0, "A", 1),
@@ -181,7 +158,7 @@ fn views_are_reduced_to_their_highest_document_version_on_read() {
     }
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let batch = storage.next_batch().unwrap().unwrap();
-    let kept: Vec<u64> = parse_lines(&batch.body).iter().map(seq_of).collect();
+    let kept = seqs_in(&batch.body);
     assert_eq!(kept, vec![1, 4, 5, 6], "actions, then A v3 and B v2 where they stand");
     assert_eq!(batch.event_count, 4);
     // The file keeps every line (the reduction is of what is uploaded).
@@ -190,27 +167,20 @@ fn views_are_reduced_to_their_highest_document_version_on_read() {
 
 #[test]
 fn batches_of_an_earlier_process_are_uploaded() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let config = small_config(dir.path());
     {
         let storage = open(&config, &clock);
-        for i in 0..20 {
-            storage.write(action(i, 350)).unwrap();
-        }
+        write_actions(&storage, 0..20, 350);
         // No flush: dropping the storage writes everything and stops the thread.
     }
     let storage = open(&config, &clock);
-    let seqs: Vec<u64> = upload_all(&storage).iter().map(seq_of).collect();
-    assert_eq!(seqs, (0..20).collect::<Vec<_>>());
+    assert_eq!(uploaded_seqs(&storage), (0..20).collect::<Vec<_>>());
 }
 
 #[test]
 fn a_reader_never_returns_a_partial_line() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
     storage.write(action(0, 10)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
@@ -223,25 +193,20 @@ fn a_reader_never_returns_a_partial_line() {
 
 #[test]
 fn a_document_larger_than_event_max_bytes_is_dropped_and_counted() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let config = small_config(dir.path());
     let storage = open(&config, &clock);
     storage.write(action(0, 10)).unwrap();
     storage.write(action(1, config.event_max_bytes as usize)).unwrap();
     storage.write(action(2, config.event_max_bytes as usize - 400)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
-    let seqs: Vec<u64> = lines_on_disk(storage.directory()).iter().map(seq_of).collect();
-    assert_eq!(seqs, vec![0, 2]);
+    assert_eq!(seqs_on_disk(storage.directory()), vec![0, 2]);
     assert_eq!(storage.counters().dropped_oversize.get(), 1);
 }
 
 #[test]
 fn batches_older_than_the_max_age_are_evicted_not_uploaded() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
     storage.write(action(0, 10)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
@@ -249,26 +214,21 @@ fn batches_older_than_the_max_age_are_evicted_not_uploaded() {
     storage.write(action(1, 10)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     clock.advance(HOUR);
-    let seqs: Vec<u64> = upload_all(&storage).iter().map(seq_of).collect();
-    assert_eq!(seqs, vec![1], "the 23-hour-old batch is gone, the 1-hour-old one is uploaded");
+    assert_eq!(uploaded_seqs(&storage), vec![1], "the 23-hour-old batch is gone, the 1-hour-old one is uploaded");
     let c = storage.counters();
     assert_eq!((c.evicted_batches_age.get(), c.evicted_events_age.get()), (1, 1));
 }
 
 #[test]
 fn the_quota_evicts_the_oldest_unclaimed_sealed_batches_first() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let config = rum_native::core::config::Config { disk_quota_bytes: 16 * 1024, ..small_config(dir.path()) };
     let storage = open(&config, &clock);
-    for i in 0..100 {
-        storage.write(action(i, 350)).unwrap();
-    }
+    write_actions(&storage, 0..100, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let root = storage.directory();
     assert!(bytes_on_disk(root) <= config.disk_quota_bytes);
-    let seqs: Vec<u64> = lines_on_disk(root).iter().map(seq_of).collect();
+    let seqs = seqs_on_disk(root);
     let first = seqs[0];
     assert!(first > 0);
     assert_eq!(seqs, (first..100).collect::<Vec<_>>(), "the newest are kept, in order");
@@ -280,17 +240,14 @@ fn the_quota_evicts_the_oldest_unclaimed_sealed_batches_first() {
 
 #[test]
 fn the_file_cap_evicts_the_oldest_batches_first() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let config = rum_native::core::config::Config { max_batch_files: 3, ..small_config(dir.path()) };
     let storage = open(&config, &clock);
     for i in 0..6 {
         storage.write(action(i, 10)).unwrap();
         assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     }
-    let seqs: Vec<u64> = lines_on_disk(storage.directory()).iter().map(seq_of).collect();
-    assert_eq!(seqs, vec![3, 4, 5]);
+    assert_eq!(seqs_on_disk(storage.directory()), vec![3, 4, 5]);
     let c = storage.counters();
     assert_eq!((c.evicted_batches_count.get(), c.evicted_events_count.get()), (3, 3));
     assert_eq!(c.evicted_batches_quota.get(), 0);
@@ -298,9 +255,7 @@ fn the_file_cap_evicts_the_oldest_batches_first() {
 
 #[test]
 fn claimed_batches_are_never_evicted_and_a_document_that_cannot_fit_is_dropped() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let len = line_len(&action(0, 900)) as u64;
     let config = rum_native::core::config::Config {
         batch_max_bytes: 4 * len,
@@ -326,16 +281,13 @@ fn claimed_batches_are_never_evicted_and_a_document_that_cannot_fit_is_dropped()
     storage.write(action(9, 900)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     storage.complete_batch(&b.id, true).unwrap();
-    let seqs: Vec<u64> = upload_all(&storage).iter().map(seq_of).collect();
-    assert_eq!(seqs, vec![9]);
+    assert_eq!(uploaded_seqs(&storage), vec![9]);
     assert_eq!(c.documents_received.get(), c.events_accounted());
 }
 
 #[test]
 fn a_second_storage_on_the_same_directory_is_refused_until_the_first_is_gone() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let config = small_config(dir.path());
     let first = open(&config, &clock);
     match Storage::open(&config, options(&clock)) {
@@ -348,9 +300,7 @@ fn a_second_storage_on_the_same_directory_is_refused_until_the_first_is_gone() {
 
 #[test]
 fn after_shutdown_the_sink_is_closed_and_the_upload_side_still_works() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
     let sink = storage.sink();
     sink.write(action(0, 10)).unwrap();
@@ -358,20 +308,15 @@ fn after_shutdown_the_sink_is_closed_and_the_upload_side_still_works() {
     assert_eq!(storage.shutdown(TIMEOUT), FlushOutcome::Done, "a second call does nothing");
     assert_eq!(sink.write(action(1, 10)), Err(SinkError::Closed));
     assert!(matches!(storage.flush(TIMEOUT), FlushOutcome::Failed(_)));
-    let seqs: Vec<u64> = upload_all(&storage).iter().map(seq_of).collect();
-    assert_eq!(seqs, vec![0]);
+    assert_eq!(uploaded_seqs(&storage), vec![0]);
 }
 
 #[test]
 fn only_the_writer_thread_creates_and_writes_files() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let fs = FaultFs::new();
     let storage = Storage::open(&small_config(dir.path()), fault_options(&clock, &fs)).unwrap();
-    for i in 0..200 {
-        storage.write(action(i, 350)).unwrap();
-    }
+    write_actions(&storage, 0..200, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let writes: Vec<_> = fs.log().into_iter().filter(|(op, _, _)| matches!(op, Op::Create | Op::Write)).collect();
     assert!(writes.len() > 10);

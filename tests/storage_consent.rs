@@ -20,20 +20,23 @@ fn pending_config(dir: &Path, pre_consent_max_bytes: u64) -> Config {
     Config { pre_consent_max_bytes, ..with_consent(small_config(dir), TrackingConsent::Pending) }
 }
 
-fn seqs(storage: &Storage) -> Vec<u64> {
-    lines_on_disk(storage.directory()).iter().map(seq_of).collect()
+/// A pending storage on a file system that logs every operation, with 60 actions in its buffer
+/// (flushed); returns the file system and the configuration too, to reopen it.
+fn sixty_buffered(dir: &Path, clock: &FakeClock) -> (FaultFs, Config, Storage) {
+    let fs = FaultFs::new();
+    let config = pending_config(dir, 64 * 1024);
+    let storage = Storage::open(&config, fault_options(clock, &fs)).unwrap();
+    write_actions(&storage, 0..60, 350);
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    (fs, config, storage)
 }
 
 #[test]
 fn pending_then_granted_moves_the_buffer_into_batches_before_later_documents() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let storage = open(&pending_config(dir.path(), 64 * 1024), &clock);
     let sink = storage.sink();
-    for i in 0..30 {
-        sink.write(action(i, 350)).unwrap();
-    }
+    write_actions(&sink, 0..30, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let root = storage.directory().to_path_buf();
     assert!(batch_files(&root).is_empty(), "nothing reaches a batch while consent is pending");
@@ -42,11 +45,9 @@ fn pending_then_granted_moves_the_buffer_into_batches_before_later_documents() {
     assert_eq!(storage.next_batch().unwrap(), None);
 
     sink.consent_changed(TrackingConsent::Granted).unwrap();
-    for i in 30..40 {
-        sink.write(action(i, 350)).unwrap();
-    }
+    write_actions(&sink, 30..40, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
-    assert_eq!(seqs(&storage), (0..40).collect::<Vec<_>>());
+    assert_eq!(seqs_on_disk(storage.directory()), (0..40).collect::<Vec<_>>());
     assert!(buffer_files(&root).is_empty());
     let c = storage.counters();
     assert_eq!(c.pre_consent_migrated.get(), 30);
@@ -56,9 +57,7 @@ fn pending_then_granted_moves_the_buffer_into_batches_before_later_documents() {
 
 #[test]
 fn consent_changes_keep_the_order_of_calls() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
     let sink = storage.sink();
     for (range, then) in [
@@ -67,29 +66,21 @@ fn consent_changes_keep_the_order_of_calls() {
         (10..15, TrackingConsent::Pending),
         (15..20, TrackingConsent::Granted),
     ] {
-        for i in range {
-            sink.write(action(i, 100)).unwrap();
-        }
+        write_actions(&sink, range, 100);
         sink.consent_changed(then).unwrap();
     }
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
-    assert_eq!(seqs(&storage), (0..20).collect::<Vec<_>>());
+    assert_eq!(seqs_on_disk(storage.directory()), (0..20).collect::<Vec<_>>());
 }
 
 #[test]
 fn not_granted_drops_the_buffer_and_new_documents() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let storage = open(&pending_config(dir.path(), 64 * 1024), &clock);
     let sink = storage.sink();
-    for i in 0..10 {
-        sink.write(action(i, 350)).unwrap();
-    }
+    write_actions(&sink, 0..10, 350);
     sink.consent_changed(TrackingConsent::NotGranted).unwrap();
-    for i in 10..15 {
-        sink.write(action(i, 350)).unwrap();
-    }
+    write_actions(&sink, 10..15, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let root = storage.directory().to_path_buf();
     assert!(buffer_files(&root).is_empty());
@@ -99,24 +90,20 @@ fn not_granted_drops_the_buffer_and_new_documents() {
     sink.consent_changed(TrackingConsent::Granted).unwrap();
     sink.write(action(15, 10)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
-    assert_eq!(seqs(&storage), vec![15]);
+    assert_eq!(seqs_on_disk(storage.directory()), vec![15]);
     let c = storage.counters();
     assert_eq!(c.documents_received.get(), c.events_accounted());
 }
 
 #[test]
 fn a_full_buffer_drops_its_oldest_half() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let max = 16 * 1024;
     let storage = open(&pending_config(dir.path(), max), &clock);
     let len = line_len(&action(10, 350)) as u64;
     let fits = max / len;
     let n = fits + 1; // one more than fits: the first overflow
-    for i in 0..n {
-        storage.write(action(i, 350)).unwrap();
-    }
+    write_actions(&storage, 0..n, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let c = storage.counters();
     let kept = c.pre_consent_events.get();
@@ -124,12 +111,10 @@ fn a_full_buffer_drops_its_oldest_half() {
     assert!(kept >= fits / 2 - fits / 8 && kept <= fits / 2 + fits / 8 + 1, "kept {kept} of {n}");
     assert_eq!(c.dropped_pre_consent_full.get(), n - kept);
 
-    for i in n..200 {
-        storage.write(action(i, 350)).unwrap();
-    }
+    write_actions(&storage, n..200, 350);
     storage.consent_changed(TrackingConsent::Granted).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
-    let got = seqs(&storage);
+    let got = seqs_on_disk(storage.directory());
     let first = got[0];
     assert_eq!(got, (first..200).collect::<Vec<_>>(), "the newest are kept, in order");
     let on_disk: u64 = buffer_files(storage.directory()).iter().map(|p| std::fs::metadata(p).unwrap().len()).sum();
@@ -139,15 +124,11 @@ fn a_full_buffer_drops_its_oldest_half() {
 
 #[test]
 fn the_buffer_survives_a_restart_and_moves_into_batches_when_opened_granted() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let config = pending_config(dir.path(), 64 * 1024);
     {
         let storage = open(&config, &clock);
-        for i in 0..20 {
-            storage.write(action(i, 350)).unwrap();
-        }
+        write_actions(&storage, 0..20, 350);
     }
     let storage = open(&with_consent(config.clone(), TrackingConsent::Pending), &clock);
     assert_eq!(storage.counters().pre_consent_events.get(), 20, "adopted at open");
@@ -155,22 +136,14 @@ fn the_buffer_survives_a_restart_and_moves_into_batches_when_opened_granted() {
     let storage = open(&with_consent(config, TrackingConsent::Granted), &clock);
     storage.write(action(20, 350)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
-    assert_eq!(seqs(&storage), (0..21).collect::<Vec<_>>());
+    assert_eq!(seqs_on_disk(storage.directory()), (0..21).collect::<Vec<_>>());
     assert!(buffer_files(storage.directory()).is_empty());
 }
 
 #[test]
 fn migration_writes_each_chunk_to_batches_before_deleting_it() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
-    let fs = FaultFs::new();
-    let config = pending_config(dir.path(), 64 * 1024);
-    let storage = Storage::open(&config, fault_options(&clock, &fs)).unwrap();
-    for i in 0..60 {
-        storage.write(action(i, 350)).unwrap();
-    }
-    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    let (dir, clock) = setup();
+    let (fs, _, storage) = sixty_buffered(dir.path(), &clock);
     let chunks = buffer_files(storage.directory()).len();
     assert!(chunks >= 3, "{chunks} chunks");
     let start = fs.log().len();
@@ -198,31 +171,22 @@ fn migration_writes_each_chunk_to_batches_before_deleting_it() {
         }
     }
     assert_eq!(removals, chunks);
-    assert_eq!(seqs(&storage), (0..60).collect::<Vec<_>>());
+    assert_eq!(seqs_on_disk(storage.directory()), (0..60).collect::<Vec<_>>());
 }
 
 #[test]
 fn a_migration_cut_short_duplicates_and_never_loses() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
-    let fs = FaultFs::new();
-    let config = pending_config(dir.path(), 64 * 1024);
-    {
-        let storage = Storage::open(&config, fault_options(&clock, &fs)).unwrap();
-        for i in 0..60 {
-            storage.write(action(i, 350)).unwrap();
-        }
-        assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
-        // The process "dies" after the batches are written, before the buffer is deleted.
-        fs.inject_on(Op::Remove, PENDING_DIR, EACCES, u32::MAX, false);
-        storage.consent_changed(TrackingConsent::Granted).unwrap();
-        assert!(matches!(storage.flush(TIMEOUT), FlushOutcome::Failed(_)));
-    }
+    let (dir, clock) = setup();
+    let (fs, config, storage) = sixty_buffered(dir.path(), &clock);
+    // The process "dies" after the batches are written, before the buffer is deleted.
+    fs.inject_on(Op::Remove, PENDING_DIR, EACCES, u32::MAX, false);
+    storage.consent_changed(TrackingConsent::Granted).unwrap();
+    assert!(matches!(storage.flush(TIMEOUT), FlushOutcome::Failed(_)));
+    drop(storage);
     fs.clear_faults();
     let storage = Storage::open(&with_consent(config, TrackingConsent::Granted), fault_options(&clock, &fs)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
-    let mut got = seqs(&storage);
+    let mut got = seqs_on_disk(storage.directory());
     assert!(got.len() > 60, "duplicated: {}", got.len());
     got.sort();
     got.dedup();
@@ -232,13 +196,9 @@ fn a_migration_cut_short_duplicates_and_never_loses() {
 
 #[test]
 fn an_initial_not_granted_consent_drops_everything() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let storage = open(&with_consent(small_config(dir.path()), TrackingConsent::NotGranted), &clock);
-    for i in 0..5 {
-        storage.write(action(i, 10)).unwrap();
-    }
+    write_actions(&storage, 0..5, 10);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     assert!(batch_files(storage.directory()).is_empty());
     assert_eq!(storage.counters().dropped_consent.get(), 5);

@@ -111,7 +111,7 @@ fn a_killed_writer_loses_nothing_flushed_and_leaves_no_torn_line() {
 
         let storage = Storage::open(&config, StorageOptions::default()).unwrap();
         torn += storage.counters().torn_lines_dropped.get();
-        let seqs: Vec<u64> = lines_on_disk(storage.directory()).iter().map(seq_of).collect(); // all parse
+        let seqs = seqs_on_disk(storage.directory()); // all parse
         let end = start + seqs.len() as u64;
         assert_eq!(seqs, (start..end).collect::<Vec<_>>(), "round {round}: send order, no gap");
         assert!(end > last_flushed, "round {round}: flushed up to {last_flushed}, found up to {end}");

@@ -11,31 +11,18 @@ use rum_native::core::config::Config;
 use rum_native::core::storage::{FlushOutcome, Storage, StorageError};
 use storage_support::*;
 
-fn seqs(storage: &Storage) -> Vec<u64> {
-    lines_on_disk(storage.directory()).iter().map(seq_of).collect()
-}
-
-fn write_range(storage: &Storage, range: std::ops::Range<u64>) {
-    use rum_native::core::seam::DocumentSink;
-    for i in range {
-        storage.write(action(i, 350)).unwrap();
-    }
-}
-
 #[test]
 fn each_injected_error_is_counted_reported_by_flush_and_recovered_from() {
-    quiet();
     for errno in [ENOSPC, ENOENT, EACCES] {
         for op in [Op::Create, Op::Write] {
-            let dir = tempfile::tempdir().unwrap();
-            let clock = FakeClock::new();
+            let (dir, clock) = setup();
             let fs = FaultFs::new();
             let storage = Storage::open(&small_config(dir.path()), fault_options(&clock, &fs)).unwrap();
-            write_range(&storage, 0..10);
+            write_actions(&storage, 0..10, 350);
             assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
 
             fs.inject(op, errno, 2); // twice: a create retried after re-creating the directory fails too
-            write_range(&storage, 10..20);
+            write_actions(&storage, 10..20, 350);
             let reason = match storage.flush(TIMEOUT) {
                 FlushOutcome::Failed(reason) => reason,
                 other => panic!("errno {errno} on {op:?}: {other:?}"),
@@ -43,9 +30,9 @@ fn each_injected_error_is_counted_reported_by_flush_and_recovered_from() {
             let expected = std::io::Error::from_raw_os_error(errno).to_string();
             assert!(reason.contains(&expected), "{reason} names {expected}");
 
-            write_range(&storage, 20..30);
+            write_actions(&storage, 20..30, 350);
             assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done, "errno {errno} on {op:?}: recovered");
-            let got = seqs(&storage); // every line parses: no partial line anywhere
+            let got = seqs_on_disk(storage.directory()); // every line parses: no partial line anywhere
             let c = storage.counters();
             assert!(c.write_errors.get() >= 1);
             let lost = c.dropped_write_error.get();
@@ -60,20 +47,18 @@ fn each_injected_error_is_counted_reported_by_flush_and_recovered_from() {
 
 #[test]
 fn a_partial_write_is_cut_back_to_the_last_whole_line() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let fs = FaultFs::new();
     let config = small_config(dir.path());
     let storage = Storage::open(&config, fault_options(&clock, &fs)).unwrap();
-    write_range(&storage, 0..3);
+    write_actions(&storage, 0..3, 350);
     wait_until("three lines written", || storage.counters().documents_written.get() == 3);
     fs.inject_on(Op::Write, "", ENOSPC, 1, true); // half the lines reach the file, then ENOSPC
-    write_range(&storage, 3..6);
+    write_actions(&storage, 3..6, 350);
     assert!(matches!(storage.flush(TIMEOUT), FlushOutcome::Failed(_)));
-    write_range(&storage, 6..8);
+    write_actions(&storage, 6..8, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
-    let got = seqs(&storage); // panics on a partial line
+    let got = seqs_on_disk(storage.directory()); // panics on a partial line
     assert_eq!(got[..3], [0, 1, 2]);
     assert_eq!(got[got.len() - 2..], [6, 7]);
     drop(storage);
@@ -83,17 +68,15 @@ fn a_partial_write_is_cut_back_to_the_last_whole_line() {
 
 #[test]
 fn a_removed_directory_is_created_again_on_the_next_write() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
-    write_range(&storage, 0..10);
+    write_actions(&storage, 0..10, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let removed = batch_files(storage.directory()).len() as u64;
     std::fs::remove_dir_all(storage.directory()).unwrap();
-    write_range(&storage, 10..20);
+    write_actions(&storage, 10..20, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done, "sealed batches vanished; no write failed");
-    assert_eq!(seqs(&storage), (10..20).collect::<Vec<_>>());
+    assert_eq!(seqs_on_disk(storage.directory()), (10..20).collect::<Vec<_>>());
     let c = storage.counters();
     assert_eq!((c.lost_batches_external.get(), c.lost_events_external.get()), (removed, 10));
     assert_eq!(c.events_on_disk.get(), 10);
@@ -102,16 +85,14 @@ fn a_removed_directory_is_created_again_on_the_next_write() {
 
 #[test]
 fn a_directory_removed_under_the_active_batch_loses_only_what_was_in_it() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
-    write_range(&storage, 0..3);
+    write_actions(&storage, 0..3, 350);
     wait_until("three lines written", || storage.counters().documents_written.get() == 3);
     std::fs::remove_dir_all(storage.directory()).unwrap();
-    write_range(&storage, 3..6);
+    write_actions(&storage, 3..6, 350);
     assert!(matches!(storage.flush(TIMEOUT), FlushOutcome::Failed(_)), "the active file vanished");
-    assert_eq!(seqs(&storage), vec![3, 4, 5]);
+    assert_eq!(seqs_on_disk(storage.directory()), vec![3, 4, 5]);
     let c = storage.counters();
     assert_eq!(c.lost_events_external.get(), 3);
     assert_eq!(c.documents_received.get(), c.events_accounted());
@@ -119,30 +100,26 @@ fn a_directory_removed_under_the_active_batch_loses_only_what_was_in_it() {
 
 #[test]
 fn a_real_fault_a_file_where_the_directory_should_be() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
-    write_range(&storage, 0..5);
+    write_actions(&storage, 0..5, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let root = storage.directory().to_path_buf();
     std::fs::remove_dir_all(&root).unwrap();
     std::fs::write(&root, b"in the way").unwrap();
-    write_range(&storage, 5..10);
+    write_actions(&storage, 5..10, 350);
     assert!(matches!(storage.flush(TIMEOUT), FlushOutcome::Failed(_)));
     assert!(storage.counters().write_errors.get() >= 1);
     assert_eq!(storage.counters().dropped_write_error.get(), 5);
     std::fs::remove_file(&root).unwrap();
-    write_range(&storage, 10..15);
+    write_actions(&storage, 10..15, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
-    assert_eq!(seqs(&storage), (10..15).collect::<Vec<_>>());
+    assert_eq!(seqs_on_disk(storage.directory()), (10..15).collect::<Vec<_>>());
 }
 
 #[test]
 fn a_real_fault_a_read_only_directory() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
     let root = storage.directory().to_path_buf();
     std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o500)).unwrap();
@@ -155,24 +132,22 @@ fn a_real_fault_a_read_only_directory() {
         );
         return;
     }
-    write_range(&storage, 0..5);
+    write_actions(&storage, 0..5, 350);
     assert!(matches!(storage.flush(TIMEOUT), FlushOutcome::Failed(_)));
     std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700)).unwrap();
-    write_range(&storage, 5..10);
+    write_actions(&storage, 5..10, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
-    assert_eq!(seqs(&storage), (5..10).collect::<Vec<_>>());
+    assert_eq!(seqs_on_disk(storage.directory()), (5..10).collect::<Vec<_>>());
 }
 
 #[test]
 fn flush_reports_a_timeout_and_drop_waits_no_longer_than_the_flush_timeout() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let fs = FaultFs::new();
     let config = Config { flush_timeout_ms: 200, ..small_config(dir.path()) };
     let storage = Storage::open(&config, fault_options(&clock, &fs)).unwrap();
     fs.block_writes(true); // a disk that does not answer
-    write_range(&storage, 0..3);
+    write_actions(&storage, 0..3, 350);
     let started = Instant::now();
     assert_eq!(storage.flush(Duration::from_millis(50)), FlushOutcome::TimedOut);
     assert!(started.elapsed() < Duration::from_secs(2));
@@ -194,16 +169,14 @@ fn flush_reports_a_timeout_and_drop_waits_no_longer_than_the_flush_timeout() {
         reopened.is_some()
     });
     let storage = reopened.unwrap();
-    assert_eq!(upload_all(&storage).iter().map(seq_of).collect::<Vec<_>>(), vec![0, 1, 2]);
+    assert_eq!(uploaded_seqs(&storage), vec![0, 1, 2]);
 }
 
 #[test]
 fn open_reports_a_directory_it_cannot_create() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, clock) = setup();
     let file = dir.path().join("a-file");
     std::fs::write(&file, b"").unwrap();
-    let clock = FakeClock::new();
     match Storage::open(&small_config(&file), options(&clock)) {
         Err(e @ StorageError::Io { .. }) => assert!(e.to_string().contains("a-file"), "{e}"),
         other => panic!("{other:?}"),

@@ -27,33 +27,28 @@ fn rum(dir: &Path) -> std::path::PathBuf {
 
 #[test]
 fn an_unsealed_batch_is_sealed_with_its_torn_last_line_dropped() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, clock) = setup();
     let root = rum(dir.path());
     let mut data = lines(0..3);
     let whole = data.len() as u64;
     data.extend_from_slice(&lines(3..4)[..40]); // the writer died inside this line
     std::fs::write(root.join(format!("batch-{T0}-5.ndjson")), &data).unwrap();
 
-    let clock = FakeClock::new();
     let storage = open(&small_config(dir.path()), &clock);
     let c = storage.counters();
     assert_eq!(c.torn_lines_dropped.get(), 1);
     assert_eq!(c.batches_recovered.get(), 1);
     assert_eq!(c.events_on_disk.get(), 3);
     assert_eq!(bytes_on_disk(&root), whole, "the torn tail is cut from the file");
-    let seqs: Vec<u64> = upload_all(&storage).iter().map(seq_of).collect();
-    assert_eq!(seqs, vec![0, 1, 2]);
+    assert_eq!(uploaded_seqs(&storage), vec![0, 1, 2]);
 }
 
 #[test]
 fn a_batch_with_no_whole_line_is_removed() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, clock) = setup();
     let root = rum(dir.path());
     std::fs::write(root.join(format!("batch-{T0}-1.ndjson")), &lines(0..1)[..10]).unwrap();
     std::fs::write(root.join(format!("batch-{T0}-2.ndjson")), b"").unwrap();
-    let clock = FakeClock::new();
     let storage = open(&small_config(dir.path()), &clock);
     assert!(batch_files(&root).is_empty());
     assert_eq!(storage.next_batch().unwrap(), None);
@@ -61,10 +56,8 @@ fn a_batch_with_no_whole_line_is_removed() {
 
 #[test]
 fn stale_claims_are_released_and_fresh_ones_kept() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, clock) = setup();
     let root = rum(dir.path());
-    let clock = FakeClock::new();
     let config = small_config(dir.path());
     let stale = clock.now() - config.claim_timeout_ms as i64 - 1;
     let fresh = clock.now() - MINUTE;
@@ -75,8 +68,7 @@ fn stale_claims_are_released_and_fresh_ones_kept() {
     let storage = open(&config, &clock);
     assert_eq!(storage.counters().stale_claims_released.get(), 1);
     assert!(root.join(format!("batch-{T0}-1.ndjson")).exists(), "released: its batch name is back");
-    let seqs: Vec<u64> = upload_all(&storage).iter().map(seq_of).collect();
-    assert_eq!(seqs, vec![0, 1, 3], "the fresh claim still belongs to its uploader");
+    assert_eq!(uploaded_seqs(&storage), vec![0, 1, 3], "the fresh claim still belongs to its uploader");
     storage.complete_batch(&format!("batch-{T0}-2.ndjson"), true).unwrap();
     assert!(batch_files(&root).is_empty());
     assert_eq!(storage.counters().events_delivered.get(), 4);
@@ -84,9 +76,7 @@ fn stale_claims_are_released_and_fresh_ones_kept() {
 
 #[test]
 fn a_claim_that_outlives_the_timeout_in_this_process_is_released_too() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let config = small_config(dir.path());
     let storage = open(&config, &clock);
     storage.write(action(0, 10)).unwrap();
@@ -101,15 +91,13 @@ fn a_claim_that_outlives_the_timeout_in_this_process_is_released_too() {
 
 #[test]
 fn unknown_files_are_left_alone() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, clock) = setup();
     let root = rum(dir.path());
     let foreign = ["notes.txt", "batch-x-1.ndjson", "batch-1-2.json", "batch-1-2.ndjson.bak"];
     for name in foreign {
         std::fs::write(root.join(name), b"not ours\npartial").unwrap();
     }
     std::fs::create_dir(root.join("batch-1-3.ndjson")).unwrap(); // a directory with our name
-    let clock = FakeClock::new();
     let storage = open(&small_config(dir.path()), &clock);
     storage.write(action(0, 10)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
@@ -123,27 +111,22 @@ fn unknown_files_are_left_alone() {
 
 #[test]
 fn new_batches_continue_after_the_highest_seq_on_disk() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, clock) = setup();
     let root = rum(dir.path());
     // A clock that stepped back: the name's time is later than now, but seq still orders.
     std::fs::write(root.join(format!("batch-{}-41.ndjson", T0 + HOUR)), lines(0..1)).unwrap();
-    let clock = FakeClock::new();
     let storage = open(&small_config(dir.path()), &clock);
     storage.write(action(1, 10)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let seqs: Vec<u64> = batch_files(&root).iter().map(|f| f.0).collect();
     assert_eq!(seqs, vec![41, 42]);
-    let order: Vec<u64> = upload_all(&storage).iter().map(seq_of).collect();
-    assert_eq!(order, vec![0, 1], "uploaded by seq, oldest first");
+    assert_eq!(uploaded_seqs(&storage), vec![0, 1], "uploaded by seq, oldest first");
 }
 
 #[test]
 fn limits_apply_at_open_to_what_an_earlier_process_left() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, clock) = setup();
     let root = rum(dir.path());
-    let clock = FakeClock::new();
     let config = Config { disk_quota_bytes: 8 * 1024, max_batch_files: 4, ..small_config(dir.path()) };
     let old = clock.now() - 24 * HOUR;
     std::fs::write(root.join(format!("batch-{old}-1.ndjson")), lines(0..2)).unwrap();
@@ -165,21 +148,16 @@ fn limits_apply_at_open_to_what_an_earlier_process_left() {
 
 #[test]
 fn sealed_batches_are_recovered_by_seq_after_a_restart_mid_burst() {
-    quiet();
-    let dir = tempfile::tempdir().unwrap();
-    let clock = FakeClock::new();
+    let (dir, clock) = setup();
     let config = small_config(dir.path());
     {
         let storage = open(&config, &clock);
-        for i in 0..50 {
-            storage.write(action(i, 350)).unwrap();
-        }
+        write_actions(&storage, 0..50, 350);
         assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
         let b = storage.next_batch().unwrap().unwrap(); // claimed when the process dies
         let _ = b;
     }
     clock.advance(config.claim_timeout_ms as i64);
     let storage = open(&config, &clock);
-    let seqs: Vec<u64> = upload_all(&storage).iter().map(seq_of).collect();
-    assert_eq!(seqs, (0..50).collect::<Vec<_>>());
+    assert_eq!(uploaded_seqs(&storage), (0..50).collect::<Vec<_>>());
 }

@@ -56,21 +56,10 @@ export class BaselineSdk {
   addAction(type, name, attributes) {
     const now = Date.now();
     const view = this.#view;
-    const id = this.#identity;
-    const action = {
-      type: 'action',
-      date: now,
-      _dd: FORMAT,
-      application: id.application,
-      session: id.session,
-      source: id.source,
-      service: id.service,
-      version: id.version,
-      env: id.env,
-      context: { ...this.#globalAttrs, ...attributes },
-      view: view ? { id: view.id, name: view.name, url: view.url } : undefined,
-      action: { id: randomUUID(), type, target: { name } },
-    };
+    const action = this.#header('action', now, FORMAT);
+    action.context = { ...this.#globalAttrs, ...attributes };
+    action.view = view ? { id: view.id, name: view.name, url: view.url } : undefined;
+    action.action = { id: randomUUID(), type, target: { name } };
     this.#append(JSON.stringify(action));
     if (view) {
       view.actions += 1;
@@ -123,29 +112,34 @@ export class BaselineSdk {
 
   #writeView(now) {
     const view = this.#view;
-    const id = this.#identity;
     view.version += 1;
-    const doc = {
-      type: 'view',
-      date: view.startMs,
-      _dd: { ...FORMAT, document_version: view.version },
+    const doc = this.#header('view', view.startMs, { ...FORMAT, document_version: view.version });
+    doc.context = { ...this.#globalAttrs, ...view.attrs };
+    doc.view = {
+      id: view.id, name: view.name, url: view.url,
+      time_spent: (now - view.startMs) * 1e6,
+      is_active: true,
+      action: { count: view.actions },
+      error: { count: view.errors },
+      resource: { count: view.resources },
+    };
+    this.#append(JSON.stringify(doc));
+  }
+
+  /** The fields every document starts with, in their order; the caller adds the rest after them. */
+  #header(type, date, dd) {
+    const id = this.#identity;
+    return {
+      type,
+      date,
+      _dd: dd,
       application: id.application,
       session: id.session,
       source: id.source,
       service: id.service,
       version: id.version,
       env: id.env,
-      context: { ...this.#globalAttrs, ...view.attrs },
-      view: {
-        id: view.id, name: view.name, url: view.url,
-        time_spent: (now - view.startMs) * 1e6,
-        is_active: true,
-        action: { count: view.actions },
-        error: { count: view.errors },
-        resource: { count: view.resources },
-      },
     };
-    this.#append(JSON.stringify(doc));
   }
 
   #append(json) {

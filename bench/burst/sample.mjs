@@ -33,20 +33,29 @@ function finish(target, extra = {}) {
   return { ...extra, stats };
 }
 
-async function runLoop(scenario, spec) {
-  const { target, attrs } = setUp(spec);
-  const ticker = startGapTicker({ timeline: Boolean(scenario.timeline) });
+/**
+ * The burst as one uninterrupted turn after the warm-up, watched by `ticker` (a gap ticker started
+ * before the warm-up) until the queue has drained; then the flush.
+ */
+async function watchedBurst(target, attrs, actions, ticker) {
   await sleep(WARM_UP_MS);
   await nextTurn();
   ticker.reset();
   const t0 = performance.now();
-  burst(target.sdk, scenario.actions, attrs);
+  burst(target.sdk, actions, attrs);
   const loopMs = performance.now() - t0;
   await target.settle();
   const drainedMs = performance.now() - t0;
   await ticker.ticks(2);
   const seen = ticker.stop();
   const flush = target.flush(); // after the ticker: flush() blocks on the writer by design
+  return { loopMs, drainedMs, seen, flush };
+}
+
+async function runLoop(scenario, spec) {
+  const { target, attrs } = setUp(spec);
+  const ticker = startGapTicker({ timeline: Boolean(scenario.timeline) });
+  const { loopMs, drainedMs, seen, flush } = await watchedBurst(target, attrs, scenario.actions, ticker);
   return finish(target, {
     metrics: { longest_stall_ms: seen.longestMs, drained_ms: drainedMs },
     details: { loop_ms: loopMs, ticks: seen.ticks, flush },
@@ -139,18 +148,7 @@ async function runIntake(scenario, spec) {
 
 async function runScale(scenario, spec) {
   const { target, attrs } = setUp(spec, SCALE_STORAGE);
-  const ticker = startGapTicker();
-  await sleep(WARM_UP_MS);
-  await nextTurn();
-  ticker.reset();
-  const t0 = performance.now();
-  burst(target.sdk, scenario.actions, attrs);
-  const loopMs = performance.now() - t0;
-  await target.settle();
-  const drainedMs = performance.now() - t0;
-  await ticker.ticks(2);
-  const seen = ticker.stop();
-  const flush = target.flush();
+  const { loopMs, drainedMs, seen, flush } = await watchedBurst(target, attrs, scenario.actions, startGapTicker());
   const peakRssMb = process.resourceUsage().maxRSS / 1024; // before the read-back below
   const metrics = { longest_stall_ms: seen.longestMs, peak_rss_mb: peakRssMb };
   let readBack = null;

@@ -198,23 +198,11 @@ impl Scopes {
             }
             EventKind::StopView { key } => self.stop_view(&at, &key, attrs),
             EventKind::Action { action_type, name } => {
-                let Some(i) = self.view_for(&at) else { return };
-                let Some(v) = self.views.get_mut(i) else { return };
-                v.action_count += 1;
-                let (view, session_id) = (v.view.clone(), Arc::clone(&v.session_id));
-                self.touch(i, &at);
-                let id = self.ids.uuid();
-                let common = self.common(at.wall_ms, session_id, attrs);
+                let Some((common, view, id)) = self.on_view(&at, attrs, |v| v.action_count += 1) else { return };
                 out.push(Document::Action(ActionDocument { common, view, id, action_type, target_name: name }));
             }
             EventKind::Error { message, source, stack, is_crash } => {
-                let Some(i) = self.view_for(&at) else { return };
-                let Some(v) = self.views.get_mut(i) else { return };
-                v.error_count += 1;
-                let (view, session_id) = (v.view.clone(), Arc::clone(&v.session_id));
-                self.touch(i, &at);
-                let id = self.ids.uuid();
-                let common = self.common(at.wall_ms, session_id, attrs);
+                let Some((common, view, id)) = self.on_view(&at, attrs, |v| v.error_count += 1) else { return };
                 out.push(Document::Error(ErrorDocument { common, view, id, message, source, stack, is_crash }));
             }
             EventKind::StartResource { key, method, url } => {
@@ -336,6 +324,23 @@ impl Scopes {
             global: Arc::clone(&self.global),
             attrs,
         }
+    }
+
+    /// An action or error lands on the active view (or a launch view): `count` counts it there,
+    /// the view is touched, and the document gets its common fields, the view and a new id.
+    fn on_view(
+        &mut self,
+        at: &At,
+        attrs: Attributes,
+        count: impl FnOnce(&mut ViewScope),
+    ) -> Option<(Common, ViewRef, String)> {
+        let i = self.view_for(at)?;
+        let v = self.views.get_mut(i)?;
+        count(v);
+        let (view, session_id) = (v.view.clone(), Arc::clone(&v.session_id));
+        self.touch(i, at);
+        let id = self.ids.uuid();
+        Some((self.common(at.wall_ms, session_id, attrs), view, id))
     }
 
     /// Records that the event touched view `i`: time spent grows while it is active, its document

@@ -296,6 +296,21 @@ impl RumPipeline {
         Reader::new(env.raw(), method)
     }
 
+    /// The shape of every method that records one event: note when the call entered, read its
+    /// arguments (a bad one throws and records nothing), hand the event on.
+    fn record(
+        &self,
+        env: &Env,
+        method: &'static str,
+        read: impl FnOnce(&Reader) -> ArgResult<(EventKind, Attributes)>,
+    ) -> Result<()> {
+        let started = self.clock.mono_ns();
+        let r = self.reader(env, method);
+        let (kind, attrs) = checked(env, || read(&r))?;
+        self.submit(started, kind, attrs);
+        Ok(())
+    }
+
     fn attrs(&self, r: &Reader, v: &Unknown) -> ArgResult<Attributes> {
         r.attributes(v.raw(), "attributes", self.max_event)
     }
@@ -314,37 +329,25 @@ impl RumPipeline {
     /// Starts (or restarts) the view `key`.
     #[napi(catch_unwind, ts_args_type = "key: string, name: string, attributes?: Attributes")]
     pub fn start_view(&self, env: Env, key: Unknown, name: Unknown, attributes: Unknown) -> Result<()> {
-        let started = self.clock.mono_ns();
-        let r = self.reader(&env, "startView");
-        let (kind, attrs) = checked(&env, || {
-            let key = self.text(&r, &key, "key")?;
-            let name = self.text(&r, &name, "name")?;
-            Ok((EventKind::StartView { key, name }, self.attrs(&r, &attributes)?))
-        })?;
-        self.submit(started, kind, attrs);
-        Ok(())
+        self.record(&env, "startView", |r| {
+            let key = self.text(r, &key, "key")?;
+            let name = self.text(r, &name, "name")?;
+            Ok((EventKind::StartView { key, name }, self.attrs(r, &attributes)?))
+        })
     }
 
     /// Stops the view `key` (its final document has `is_active: false`).
     #[napi(catch_unwind, ts_args_type = "key: string, attributes?: Attributes")]
     pub fn stop_view(&self, env: Env, key: Unknown, attributes: Unknown) -> Result<()> {
-        let started = self.clock.mono_ns();
-        let r = self.reader(&env, "stopView");
-        let (kind, attrs) = checked(&env, || {
-            Ok((EventKind::StopView { key: self.text(&r, &key, "key")? }, self.attrs(&r, &attributes)?))
-        })?;
-        self.submit(started, kind, attrs);
-        Ok(())
+        self.record(&env, "stopView", |r| {
+            Ok((EventKind::StopView { key: self.text(r, &key, "key")? }, self.attrs(r, &attributes)?))
+        })
     }
 
     /// Records a user action on the current view.
     #[napi(catch_unwind, ts_args_type = "type: ActionType, name: string, attributes?: Attributes")]
     pub fn add_action(&self, env: Env, action_type: Unknown, name: Unknown, attributes: Unknown) -> Result<()> {
-        let started = self.clock.mono_ns();
-        let r = self.reader(&env, "addAction");
-        let (kind, attrs) = checked(&env, || self.action(&r, &action_type, &name, &attributes, None))?;
-        self.submit(started, kind, attrs);
-        Ok(())
+        self.record(&env, "addAction", |r| self.action(r, &action_type, &name, &attributes, None))
     }
 
     /// One action's arguments. `index` is its place in `addActions`, which prefixes the argument
@@ -405,46 +408,35 @@ impl RumPipeline {
     /// Records an error; everything called before it is processed first.
     #[napi(catch_unwind, ts_args_type = "message: string, source: ErrorSource, stack?: string, attributes?: Attributes")]
     pub fn add_error(&self, env: Env, message: Unknown, source: Unknown, stack: Unknown, attributes: Unknown) -> Result<()> {
-        let started = self.clock.mono_ns();
-        let r = self.reader(&env, "addError");
-        let (kind, attrs) = checked(&env, || {
-            let message = self.text(&r, &message, "message")?;
+        self.record(&env, "addError", |r| {
+            let message = self.text(r, &message, "message")?;
             let source = r.enumerated(source.raw(), "source", ErrorSource::parse, ErrorSource::ALL)?;
-            let stack = self.opt_text(&r, &stack, "stack")?;
-            Ok((EventKind::Error { message, source, stack, is_crash: false }, self.attrs(&r, &attributes)?))
-        })?;
-        self.submit(started, kind, attrs);
-        Ok(())
+            let stack = self.opt_text(r, &stack, "stack")?;
+            Ok((EventKind::Error { message, source, stack, is_crash: false }, self.attrs(r, &attributes)?))
+        })
     }
 
     /// Records a crash after everything called before it, writes it to disk and fsyncs. Returns
     /// false when the writer did not finish within `flushTimeoutMs`.
     #[napi(catch_unwind, ts_args_type = "message: string, stack?: string")]
     pub fn mark_crash(&self, env: Env, message: Unknown, stack: Unknown) -> Result<bool> {
-        let started = self.clock.mono_ns();
-        let r = self.reader(&env, "markCrash");
-        let kind = checked(&env, || {
-            let message = self.text(&r, &message, "message")?;
-            let stack = self.opt_text(&r, &stack, "stack")?;
-            Ok(EventKind::Error { message, source: ErrorSource::Source, stack, is_crash: true })
+        self.record(&env, "markCrash", |r| {
+            let message = self.text(r, &message, "message")?;
+            let stack = self.opt_text(r, &stack, "stack")?;
+            Ok((EventKind::Error { message, source: ErrorSource::Source, stack, is_crash: true }, Attributes::new()))
         })?;
-        self.submit(started, kind, Attributes::new());
         Ok(self.outcome(self.shared.storage.flush_crash(self.timeout())))
     }
 
     /// Starts a resource (a network request) identified by `key`.
     #[napi(catch_unwind, ts_args_type = "key: string, method: string, url: string, attributes?: Attributes")]
     pub fn start_resource(&self, env: Env, key: Unknown, method: Unknown, url: Unknown, attributes: Unknown) -> Result<()> {
-        let started = self.clock.mono_ns();
-        let r = self.reader(&env, "startResource");
-        let (kind, attrs) = checked(&env, || {
-            let key = self.text(&r, &key, "key")?;
-            let method = self.text(&r, &method, "method")?;
-            let url = self.text(&r, &url, "url")?;
-            Ok((EventKind::StartResource { key, method, url }, self.attrs(&r, &attributes)?))
-        })?;
-        self.submit(started, kind, attrs);
-        Ok(())
+        self.record(&env, "startResource", |r| {
+            let key = self.text(r, &key, "key")?;
+            let method = self.text(r, &method, "method")?;
+            let url = self.text(r, &url, "url")?;
+            Ok((EventKind::StartResource { key, method, url }, self.attrs(r, &attributes)?))
+        })
     }
 
     /// Stops the resource `key` and records it.
@@ -461,36 +453,28 @@ impl RumPipeline {
         size_bytes: Unknown,
         attributes: Unknown,
     ) -> Result<()> {
-        let started = self.clock.mono_ns();
-        let r = self.reader(&env, "stopResource");
-        let (kind, attrs) = checked(&env, || {
-            let key = self.text(&r, &key, "key")?;
+        self.record(&env, "stopResource", |r| {
+            let key = self.text(r, &key, "key")?;
             let status_code = r.integer(status_code.raw(), "statusCode", 0.0, 999.0)? as u16;
             let kind = r.enumerated(kind.raw(), "kind", ResourceKind::parse, ResourceKind::ALL)?;
             let size = r.opt_integer(size_bytes.raw(), "sizeBytes", 0.0, 9_007_199_254_740_991.0)?;
-            Ok((EventKind::StopResource { key, status_code, kind, size }, self.attrs(&r, &attributes)?))
-        })?;
-        self.submit(started, kind, attrs);
-        Ok(())
+            Ok((EventKind::StopResource { key, status_code, kind, size }, self.attrs(r, &attributes)?))
+        })
     }
 
     /// Adds a named timing to the current view.
     #[napi(catch_unwind, ts_args_type = "name: string")]
     pub fn add_timing(&self, env: Env, name: Unknown) -> Result<()> {
-        let started = self.clock.mono_ns();
-        let r = self.reader(&env, "addTiming");
-        let name = checked(&env, || self.text(&r, &name, "name"))?;
-        self.submit(started, EventKind::AddTiming { name }, Attributes::new());
-        Ok(())
+        self.record(&env, "addTiming", |r| {
+            Ok((EventKind::AddTiming { name: self.text(r, &name, "name")? }, Attributes::new()))
+        })
     }
 
     /// Sets a global attribute for events called after this.
     #[napi(catch_unwind, ts_args_type = "key: string, value: AttributeValue")]
     pub fn add_attribute(&self, env: Env, key: Unknown, value: Unknown) -> Result<()> {
-        let started = self.clock.mono_ns();
-        let r = self.reader(&env, "addAttribute");
-        let (key, value) = checked(&env, || {
-            let key = self.text(&r, &key, "key")?;
+        self.record(&env, "addAttribute", |r| {
+            let key = self.text(r, &key, "key")?;
             // Read the value through the attribute path, so it gets the same checks.
             let mut holder = ptr::null_mut();
             // SAFETY: creates an object in this call's scope and sets one property on it.
@@ -504,30 +488,24 @@ impl RumPipeline {
                 ArgError::Js(m) => ArgError::Js(m),
             })?;
             let value = map.remove("value").ok_or_else(|| r.type_err("value", "must not be undefined"))?;
-            Ok((key, value))
-        })?;
-        self.submit(started, EventKind::AddAttribute { key, value }, Attributes::new());
-        Ok(())
+            Ok((EventKind::AddAttribute { key, value }, Attributes::new()))
+        })
     }
 
     /// Removes a global attribute for events called after this.
     #[napi(catch_unwind, ts_args_type = "key: string")]
     pub fn remove_attribute(&self, env: Env, key: Unknown) -> Result<()> {
-        let started = self.clock.mono_ns();
-        let r = self.reader(&env, "removeAttribute");
-        let key = checked(&env, || self.text(&r, &key, "key"))?;
-        self.submit(started, EventKind::RemoveAttribute { key }, Attributes::new());
-        Ok(())
+        self.record(&env, "removeAttribute", |r| {
+            Ok((EventKind::RemoveAttribute { key: self.text(r, &key, "key")? }, Attributes::new()))
+        })
     }
 
     /// Sets (or with `null`, clears) the user. Events called before keep the previous user.
     #[napi(catch_unwind, ts_args_type = "user: UserInfo | null")]
     pub fn set_user(&self, env: Env, user: Unknown) -> Result<()> {
-        let started = self.clock.mono_ns();
-        let r = self.reader(&env, "setUser");
-        let user = checked(&env, || {
+        self.record(&env, "setUser", |r| {
             if r.is_nullish(user.raw()) {
-                return Ok(None);
+                return Ok((EventKind::SetUser(None), Attributes::new()));
             }
             if !r.is_object(user.raw()) {
                 return Err(r.type_err("user", "must be an object { id?, name?, email?, extra? } or null"));
@@ -540,28 +518,25 @@ impl RumPipeline {
                 r.bounded_string(v, &format!("user.{name}"), self.max_event).map(Some)
             };
             let extra = r.field(user.raw(), "extra", "user")?;
-            Ok(Some(UserInfo {
+            let user = UserInfo {
                 id: get("id")?,
                 name: get("name")?,
                 email: get("email")?,
                 extra: r.attributes(extra, "user.extra", self.max_event)?,
-            }))
-        })?;
-        self.submit(started, EventKind::SetUser(user), Attributes::new());
-        Ok(())
+            };
+            Ok((EventKind::SetUser(Some(user)), Attributes::new()))
+        })
     }
 
     /// `granted` writes batches; `pending` buffers; `not_granted` drops. Events called before keep
     /// the consent of their call.
     #[napi(catch_unwind, ts_args_type = "consent: TrackingConsent")]
     pub fn set_tracking_consent(&self, env: Env, consent: Unknown) -> Result<()> {
-        let started = self.clock.mono_ns();
-        let r = self.reader(&env, "setTrackingConsent");
-        let consent = checked(&env, || {
-            r.enumerated(consent.raw(), "consent", TrackingConsent::parse, &["granted", "not_granted", "pending"])
-        })?;
-        self.submit(started, EventKind::SetConsent(consent), Attributes::new());
-        Ok(())
+        self.record(&env, "setTrackingConsent", |r| {
+            let consent =
+                r.enumerated(consent.raw(), "consent", TrackingConsent::parse, &["granted", "not_granted", "pending"])?;
+            Ok((EventKind::SetConsent(consent), Attributes::new()))
+        })
     }
 
     /// The current session id after everything called before (null before the first event).

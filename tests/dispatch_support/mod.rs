@@ -5,6 +5,7 @@
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::ops::Range;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -169,6 +170,17 @@ impl TestSink {
             .collect()
     }
 
+    /// Target names and dates (the call's wall ms) of the action documents, in order.
+    pub fn action_dates(&self) -> Vec<(String, i64)> {
+        self.docs()
+            .into_iter()
+            .filter_map(|d| match d {
+                Document::Action(a) => Some((a.target_name, a.common.date)),
+                _ => None,
+            })
+            .collect()
+    }
+
     pub fn clear(&self) {
         self.records.lock().expect("records").clear();
     }
@@ -260,6 +272,18 @@ pub fn error(message: &str) -> EventKind {
 
 pub fn user(id: &str) -> EventKind {
     EventKind::SetUser(Some(UserInfo { id: Some(id.into()), ..UserInfo::default() }))
+}
+
+/// `"{prefix}{i}"` for each i of `seqs`: the names [`call_actions`] gives its actions.
+pub fn names(prefix: &str, seqs: Range<usize>) -> Vec<String> {
+    seqs.map(|i| format!("{prefix}{i}")).collect()
+}
+
+/// Calls the actions `"{prefix}{i}"` for each i of `seqs`, in order, without attributes.
+pub fn call_actions(d: &mut TestDispatcher, prefix: &str, seqs: Range<usize>) {
+    for name in names(prefix, seqs) {
+        d.call(action(&name), no_attrs());
+    }
 }
 
 pub fn no_attrs() -> Attributes {

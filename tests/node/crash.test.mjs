@@ -7,6 +7,7 @@ import { test } from 'node:test';
 
 import {
   actionSeqs,
+  attachPipeline,
   childScript,
   drainBatches,
   loadNative,
@@ -44,9 +45,7 @@ test('SIGKILL mid-burst: every flushed document survives, every line parses', as
   assert.equal(r.signal, 'SIGKILL', `the child was killed (code ${r.code}, stderr: ${r.stderr.slice(0, 2000)})`);
   assert.ok(lastFlushed > 0, 'the child flushed something before the kill');
 
-  const { RumPipeline } = loadNative();
-  const p = new RumPipeline(options);
-  t.after(() => p.stop());
+  const p = attachPipeline(t, options);
 
   // Recovery at open: the unsealed batch is sealed and a torn last line dropped, so the files
   // themselves are valid NDJSON now (readBatchFiles parses every line strictly).

@@ -13,12 +13,12 @@ import {
   drainBatches,
   ofType,
   openPipeline,
+  range,
   readBatchFiles,
   until,
   waitDrained,
 } from './lib/helpers.mjs';
 
-const range = (a, b) => Array.from({ length: b - a }, (_, i) => a + i);
 const BIG_QUOTA = { diskQuotaBytes: 64 * 1024 * 1024 };
 
 test('a 3,700-action burst: every action once, in call order, views coalesced', async (t) => {

@@ -18,6 +18,7 @@ import {
   ofType,
   openPipeline,
   parseNdjson,
+  range,
   readBatchFiles,
 } from './lib/helpers.mjs';
 
@@ -349,7 +350,7 @@ test('upload API: nextBatch claims the oldest sealed batch, view documents reduc
   );
   assert.deepEqual(
     actionSeqs(batches.flatMap((b) => b.docs)),
-    Array.from({ length: seq }, (_, i) => i),
+    range(0, seq),
     'every action exactly once, in call order, through the upload API',
   );
   assert.equal(p.nextBatch(), null, 'nothing left');

@@ -10,16 +10,16 @@ import { test } from 'node:test';
 import {
   APP_ID,
   actionSeqs,
+  attachPipeline,
   childScript,
   drainBatches,
   loadNative,
   pipelineOptions,
+  range,
   readBatchFiles,
   runNode,
   tmpDir,
 } from './lib/helpers.mjs';
-
-const range = (a, b) => Array.from({ length: b - a }, (_, i) => a + i);
 
 test('pipelines created and dropped in a loop leak no threads or file handles', async (t) => {
   loadNative(); // fail here, clearly, if the library is missing
@@ -63,8 +63,6 @@ test('a script that never calls stop() exits once its queued work is done, docum
   }
   assert.deepEqual([...raw].sort((a, b) => a - b), range(0, 3700), 'every action is on disk after the child exited');
 
-  const { RumPipeline } = loadNative();
-  const p = new RumPipeline(options);
-  t.after(() => p.stop());
+  const p = attachPipeline(t, options);
   assert.deepEqual(actionSeqs(drainBatches(p).flatMap((b) => b.docs)), range(0, 3700), 'and readable, in order, through nextBatch');
 });

@@ -6,9 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { actionSeqs, burst, ofType, openPipeline, readBatchFiles, waitDrained } from './lib/helpers.mjs';
+import { actionSeqs, burst, ofType, openPipeline, range, readBatchFiles, waitDrained } from './lib/helpers.mjs';
 
-const range = (a, b) => Array.from({ length: b - a }, (_, i) => a + i);
 const BIG_QUOTA = { diskQuotaBytes: 64 * 1024 * 1024 };
 
 /** Records uncaught exceptions for the duration of a test (a throw into the timer lands there). */

@@ -14,14 +14,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { actionSeqs, burst, busyWait, openPipeline, readBatchFiles, waitDrained } from './lib/helpers.mjs';
+import { actionSeqs, burst, busyWait, openPipeline, range, readBatchFiles, waitDrained } from './lib/helpers.mjs';
 
 const BUDGET_MS = 4;
 const SLACK_MS = 25;
 const BOUND_US = (BUDGET_MS + SLACK_MS) * 1000;
 const ATTEMPTS = 3;
 const BIG_QUOTA = { diskQuotaBytes: 64 * 1024 * 1024 };
-const range = (a, b) => Array.from({ length: b - a }, (_, i) => a + i);
 
 /** An event mapper that costs `us` microseconds per document on the JS thread. */
 const costlyMapper = (us) => (doc) => {

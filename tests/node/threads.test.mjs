@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 
-import { actionSeqs, childScript, loadNative, ofType, pipelineOptions, readBatchFiles, sleep, tmpDir } from './lib/helpers.mjs';
+import { actionSeqs, attachPipeline, childScript, ofType, pipelineOptions, range, readBatchFiles, sleep, tmpDir } from './lib/helpers.mjs';
 
 const PER_THREAD = 1500;
 const CHUNK = 100;
@@ -44,11 +44,9 @@ async function withTimeout(promise, ms, what) {
 }
 
 test('main thread and two workers write to one storageDir: every document exactly once', async (t) => {
-  const { RumPipeline } = loadNative();
   const dir = tmpDir(t);
   const options = pipelineOptions(dir, { turnBudgetMs: 2, diskQuotaBytes: 64 * 1024 * 1024, batchMaxBytes: 128 * 1024 });
-  const p = new RumPipeline(options);
-  t.after(() => p.stop());
+  const p = attachPipeline(t, options);
   p.startView('shared', 'Shared');
 
   const workers = [startWorker(options, 'w1'), startWorker(options, 'w2')];
@@ -75,7 +73,7 @@ test('main thread and two workers write to one storageDir: every document exactl
     assert.ok(a.context.thread in byThread, `unexpected thread ${a.context.thread}`);
     byThread[a.context.thread].push(a.context.seq);
   }
-  const expected = Array.from({ length: PER_THREAD }, (_, i) => i);
+  const expected = range(0, PER_THREAD);
   for (const [thread, seqs] of Object.entries(byThread)) {
     assert.equal(seqs.length, PER_THREAD, `${thread}: ${seqs.length} actions written, ${PER_THREAD} called`);
     assert.deepEqual(seqs, expected, `${thread}: every action exactly once, in its call order`);
@@ -92,11 +90,9 @@ test('main thread and two workers write to one storageDir: every document exactl
 });
 
 test('a worker terminated with events queued does not break the pipeline of the other threads', async (t) => {
-  const { RumPipeline } = loadNative();
   const dir = tmpDir(t);
   const options = pipelineOptions(dir, { turnBudgetMs: 1, diskQuotaBytes: 64 * 1024 * 1024 });
-  const p = new RumPipeline(options);
-  t.after(() => p.stop());
+  const p = attachPipeline(t, options);
   p.startView('shared', 'Shared');
   const w = startWorker(options, 'doomed', { spinAfterBurst: true });
   t.after(() => w.w.terminate());

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use std::io;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -11,9 +12,11 @@ use std::time::{Duration, Instant};
 use rum_native::core::config::{Config, TrackingConsent};
 use rum_native::core::document::{ActionDocument, Common, Document, Identity, ViewDocument, ViewRef};
 use rum_native::core::event::{ActionType, Attributes};
+use rum_native::core::seam::DocumentSink;
 use rum_native::core::storage::fs::{AppendFile, DirEntry, Fs, RealFs};
 use rum_native::core::storage::{Storage, StorageOptions, WallClock};
 use serde_json::Value;
+use tempfile::TempDir;
 
 pub const T0: i64 = 1_700_000_000_000;
 pub const SECOND: i64 = 1_000;
@@ -22,6 +25,12 @@ pub const HOUR: i64 = 60 * MINUTE;
 
 pub fn quiet() {
     std::env::set_var("RUM_NATIVE_QUIET", "1");
+}
+
+/// What a storage test starts from: a quiet writer, a fresh directory and a clock at `T0`.
+pub fn setup() -> (TempDir, FakeClock) {
+    quiet();
+    (tempfile::tempdir().unwrap(), FakeClock::new())
 }
 
 /// Limits small enough to see every rule with a few documents of ~700 bytes.
@@ -117,6 +126,13 @@ pub fn action(seq: u64, pad: usize) -> Document {
     })
 }
 
+/// Writes `action(seq, pad)` for each seq of `seqs`, in order, through a storage or its sink.
+pub fn write_actions(sink: &impl DocumentSink, seqs: Range<u64>, pad: usize) {
+    for seq in seqs {
+        sink.write(action(seq, pad)).unwrap();
+    }
+}
+
 pub fn view(seq: u64, view_id: &str, version: u64) -> Document {
     Document::View(ViewDocument {
         common: common(seq, 0),
@@ -174,9 +190,19 @@ pub fn parse_lines(data: &[u8]) -> Vec<Value> {
         .collect()
 }
 
+/// The `seq` of every line of a file or body.
+pub fn seqs_in(data: &[u8]) -> Vec<u64> {
+    parse_lines(data).iter().map(seq_of).collect()
+}
+
 /// Every line of every batch file, in seq order.
 pub fn lines_on_disk(root: &Path) -> Vec<Value> {
     batch_files(root).iter().flat_map(|(_, _, p)| parse_lines(&std::fs::read(p).unwrap())).collect()
+}
+
+/// The `seq` of every line of every batch file, in seq order.
+pub fn seqs_on_disk(root: &Path) -> Vec<u64> {
+    lines_on_disk(root).iter().map(seq_of).collect()
 }
 
 /// Claims and delivers every batch; returns their lines in the order received.
@@ -190,6 +216,11 @@ pub fn upload_all(storage: &Storage) -> Vec<Value> {
         storage.complete_batch(&batch.id, true).unwrap();
     }
     out
+}
+
+/// [`upload_all`], as the `seq` of each line.
+pub fn uploaded_seqs(storage: &Storage) -> Vec<u64> {
+    upload_all(storage).iter().map(seq_of).collect()
 }
 
 /// Polls `cond` until it holds (the writer is asynchronous); panics after 10 s.

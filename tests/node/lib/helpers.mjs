@@ -28,6 +28,17 @@ export function pipelineOptions(storageDir, extra = {}) {
   return { storageDir, applicationId: APP_ID, service: 'node-tests', version: '0.0.1', ...extra };
 }
 
+/**
+ * A pipeline on a directory the caller owns (one a child process wrote, or one shared with
+ * workers); stopped after the test.
+ */
+export function attachPipeline(t, options) {
+  const { RumPipeline } = loadNative();
+  const p = new RumPipeline(options);
+  t.after(() => p.stop());
+  return p;
+}
+
 /** A pipeline on a fresh directory; stopped and removed after the test. */
 export function openPipeline(t, extra = {}) {
   const { RumPipeline } = loadNative();
@@ -110,6 +121,9 @@ export function checkBatchShape(b) {
   assert.equal(typeof b.eventCount, 'number', 'eventCount is a number');
   assert.equal(typeof b.bytes, 'number', 'bytes is a number');
 }
+
+/** The integers from `a` up to, not including, `b`. */
+export const range = (a, b) => Array.from({ length: b - a }, (_, i) => a + i);
 
 export const ofType = (docs, type) => docs.filter((d) => d.type === type);
 export const actionSeqs = (docs) => ofType(docs, 'action').map((d) => d.context?.seq);
