@@ -226,3 +226,24 @@ fn global_attributes_apply_to_later_calls_only() {
     let contexts: Vec<Value> = h.sink.non_view_docs().iter().map(|d| to_json(d)["context"].clone()).collect();
     assert_eq!(contexts, [json!({ "k": "v1" }), json!({ "k": "v2" }), json!({})]);
 }
+
+#[test]
+fn add_timing_lands_in_the_view_as_ns_since_its_start() {
+    let mut h = harness(1_000, 1_000, 0);
+    h.d.call(start_view("home"), no_attrs());
+    h.clock.advance(7 * MS);
+    h.d.call(EventKind::AddTiming { name: "first_paint".into() }, no_attrs());
+    h.clock.advance(3 * MS);
+    h.d.call(EventKind::AddTiming { name: "hero_image".into() }, no_attrs());
+    h.clock.advance(2 * MS);
+    h.d.call(EventKind::AddTiming { name: "first_paint".into() }, no_attrs()); // the last call wins
+
+    let views: Vec<Value> = h.sink.view_docs().iter().map(to_json).collect();
+    assert_eq!(views.len(), 4, "the start and one view document per timing");
+    assert!(views[0]["view"].get("custom_timings").is_none(), "no timings yet: no field");
+    assert_eq!(views[1]["view"]["custom_timings"], json!({ "first_paint": 7 * MS }));
+    assert_eq!(views[2]["view"]["custom_timings"], json!({ "first_paint": 7 * MS, "hero_image": 10 * MS }));
+    assert_eq!(views[3]["view"]["custom_timings"], json!({ "first_paint": 12 * MS, "hero_image": 10 * MS }));
+    // An earlier document keeps the timings it was built with.
+    assert_eq!(to_json(&h.sink.view_docs()[1])["view"]["custom_timings"], json!({ "first_paint": 7 * MS }));
+}

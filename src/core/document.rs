@@ -59,7 +59,13 @@ pub struct ViewDocument {
     pub action_count: u64,
     pub error_count: u64,
     pub resource_count: u64,
+    /// `addTiming(name)`: ns from the view's start to the call, by name (the last call wins).
+    /// Shared with the view's scope, copied only when it changes after a document took it.
+    pub custom_timings: Arc<CustomTimings>,
 }
+
+/// A view's custom timings, by name.
+pub type CustomTimings = std::collections::BTreeMap<String, u64>;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ActionDocument {
@@ -269,7 +275,7 @@ struct ViewBody<'a>(&'a ViewDocument);
 impl Serialize for ViewBody<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let d = self.0;
-        let mut m = s.serialize_map(Some(8))?;
+        let mut m = s.serialize_map(None)?;
         m.serialize_entry("id", &*d.view.id)?;
         m.serialize_entry("name", &*d.view.name)?;
         m.serialize_entry("url", &*d.view.url)?;
@@ -278,6 +284,9 @@ impl Serialize for ViewBody<'_> {
         m.serialize_entry("action", &Count(d.action_count))?;
         m.serialize_entry("error", &Count(d.error_count))?;
         m.serialize_entry("resource", &Count(d.resource_count))?;
+        if !d.custom_timings.is_empty() {
+            m.serialize_entry("custom_timings", &*d.custom_timings)?;
+        }
         m.end()
     }
 }

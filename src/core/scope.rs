@@ -19,8 +19,7 @@ use super::config::{
     SESSION_MAX_DURATION_MS,
 };
 use super::document::{
-    ActionDocument, Common, Document, ErrorDocument, Identity, ResourceDocument, ViewDocument, ViewRef,
-};
+    ActionDocument, Common, Document, ErrorDocument, Identity, ResourceDocument, ViewDocument, ViewRef, CustomTimings};
 use super::event::{Attributes, Event, EventKind, UserInfo};
 use super::ids::IdGen;
 use super::stats::DispatchCounters;
@@ -95,6 +94,7 @@ struct ViewScope {
     /// Resources started on this view and not stopped yet, oldest first.
     pending: VecDeque<PendingResource>,
     document_version: u64,
+    custom_timings: Arc<CustomTimings>,
     mark: DirtyMark,
 }
 
@@ -117,6 +117,7 @@ impl ViewScope {
             action_count: self.action_count,
             error_count: self.error_count,
             resource_count: self.resource_count,
+            custom_timings: Arc::clone(&self.custom_timings),
         })
     }
 }
@@ -186,10 +187,14 @@ impl Scopes {
                     self.touch_active(&at);
                 }
             }
-            EventKind::AddTiming { .. } => {
-                // The view document has no custom timings yet; the call still marks activity.
+            EventKind::AddTiming { name } => {
                 if self.live_session(&at) {
-                    self.touch_active(&at);
+                    if let Some(i) = self.active_index() {
+                        let view = &mut self.views[i];
+                        let since_start = at.mono_ns.saturating_sub(view.start_mono_ns);
+                        Arc::make_mut(&mut view.custom_timings).insert(name, since_start);
+                        self.touch(i, &at);
+                    }
                 }
             }
             EventKind::StartView { key, name } => {
@@ -442,6 +447,7 @@ impl Scopes {
             usr: None,
             global: Arc::clone(&self.global),
             pending: VecDeque::new(),
+            custom_timings: Arc::default(),
             document_version: 0,
             mark: DirtyMark::default(),
         });

@@ -462,7 +462,8 @@ impl RumPipeline {
         })
     }
 
-    /// Adds a named timing to the current view.
+    /// Records a named timing on the current view: `view.custom_timings[name]`, ns since the view
+    /// started (a later call with the same name replaces it).
     #[napi(catch_unwind, ts_args_type = "name: string")]
     pub fn add_timing(&self, env: Env, name: Unknown) -> Result<()> {
         self.record(&env, "addTiming", |r| {

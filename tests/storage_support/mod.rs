@@ -143,6 +143,7 @@ pub fn view(seq: u64, view_id: &str, version: u64) -> Document {
         action_count: version,
         error_count: 0,
         resource_count: 0,
+        custom_timings: Default::default(),
     })
 }
 

@@ -139,7 +139,10 @@ export declare class RumPipeline {
   startResource(key: string, method: string, url: string, attributes?: Attributes): void
   /** Stops the resource `key` and records it. */
   stopResource(key: string, statusCode: number, kind: ResourceKind, sizeBytes?: number, attributes?: Attributes): void
-  /** Adds a named timing to the current view. */
+  /**
+   * Records a named timing on the current view: `view.custom_timings[name]`, ns since the view
+   * started (a later call with the same name replaces it).
+   */
   addTiming(name: string): void
   /** Sets a global attribute for events called after this. */
   addAttribute(key: string, value: AttributeValue): void
