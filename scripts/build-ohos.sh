@@ -11,7 +11,9 @@
 #                                                                 [--libs-only] [--debug-hap]
 #
 # OHOS_NDK_HOME is the SDK folder that contains native/ (native/llvm/bin/clang, native/sysroot):
-# in DevEco Studio's or the Command Line Tools' SDK, sdk/default/openharmony.
+# in DevEco Studio's or the Command Line Tools' SDK, sdk/default/openharmony. hvigorw needs the
+# SDK root (the folder holding default/sdk-pkg.json) in DEVECO_SDK_HOME or in local.properties'
+# sdk.dir; when neither is set, it is taken as the folder two levels above OHOS_NDK_HOME.
 # Exit status: 0 on success; 2 when something it needs is missing (the message says what and
 # where to get it); 3 when the libraries were built but hvigorw is not on the PATH.
 set -euo pipefail
@@ -33,7 +35,7 @@ while [[ $# -gt 0 ]]; do
       ;;
     --libs-only) LIBS_ONLY=1; shift ;;
     --debug-hap) HAP_MODE=debug; shift ;;
-    -h | --help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "build-ohos: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -140,6 +142,19 @@ if ! command -v hvigorw >/dev/null; then
   exit 3
 fi
 cd "$ROOT"
+# hvigorw finds the SDK through DEVECO_SDK_HOME (the SDK root, parent of default/) or sdk.dir in
+# local.properties; without either it stops before building anything.
+if [[ -z "${DEVECO_SDK_HOME:-}" ]] && ! grep -qs '^sdk\.dir=' "$ROOT/local.properties"; then
+  sdk_root="$(cd "$OHOS_NDK_HOME/../.." && pwd)"
+  if [[ -f "$sdk_root/default/sdk-pkg.json" ]]; then
+    export DEVECO_SDK_HOME="$sdk_root"
+    echo "build-ohos: DEVECO_SDK_HOME=$DEVECO_SDK_HOME (from OHOS_NDK_HOME)"
+  else
+    missing "hvigorw needs the HarmonyOS SDK root, and $sdk_root has no default/sdk-pkg.json." \
+      "Set DEVECO_SDK_HOME to the SDK folder that contains default/ (e.g. command-line-tools/sdk)," \
+      "or write sdk.dir=<that folder> into local.properties at the project root."
+  fi
+fi
 if command -v ohpm >/dev/null; then
   echo "== ohpm install --all"
   ohpm install --all
