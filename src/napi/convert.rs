@@ -17,6 +17,10 @@ use crate::core::event::Attributes;
 /// limit is what turns a cyclic object into a clear error instead of a stack overflow.
 pub const MAX_ATTRIBUTE_DEPTH: usize = 16;
 
+/// Strings up to about this many UTF-8 bytes are copied through a stack buffer in one engine call;
+/// longer ones take a length query first. 1 KiB covers names, keys and typical attribute values.
+const STACK_STRING_BYTES: usize = 1024;
+
 /// Approximate JSON cost of a value that is not a string (numbers, booleans, null, punctuation).
 const SCALAR_COST: usize = 8;
 
@@ -151,6 +155,24 @@ impl Reader {
     }
 
     fn raw_string(&self, value: sys::napi_value, arg: &str) -> ArgResult<String> {
+        // Most strings fit a stack buffer: one engine call instead of a length query and a copy.
+        let mut stack = [std::mem::MaybeUninit::<u8>::uninit(); STACK_STRING_BYTES];
+        let mut written = 0usize;
+        // SAFETY: the buffer has STACK_STRING_BYTES bytes; the engine writes at most that many
+        // (the NUL included) and reports how many it wrote before the NUL.
+        let status = unsafe {
+            sys::napi_get_value_string_utf8(self.env, value, stack.as_mut_ptr().cast(), STACK_STRING_BYTES, &mut written)
+        };
+        if status != sys::Status::napi_ok {
+            return Err(self.napi_failed(arg));
+        }
+        // A truncated copy ends within 4 bytes (one UTF-8 character) of the buffer's end, since
+        // the engine never splits a character; anything shorter is the whole string.
+        if written + 4 < STACK_STRING_BYTES {
+            // SAFETY: the engine initialised the first `written` bytes.
+            let bytes = unsafe { std::slice::from_raw_parts(stack.as_ptr().cast::<u8>(), written) };
+            return String::from_utf8(bytes.to_vec()).map_err(|_| self.range_err(arg, "is not valid UTF-16 text"));
+        }
         let mut len = 0usize;
         // SAFETY: a null buffer asks for the length in bytes, excluding the NUL.
         let status = unsafe { sys::napi_get_value_string_utf8(self.env, value, ptr::null_mut(), 0, &mut len) };
@@ -159,7 +181,6 @@ impl Reader {
         }
         // Uninitialised capacity, not a zeroed buffer: the engine writes every byte we keep.
         let mut buf: Vec<u8> = Vec::with_capacity(len + 1);
-        let mut written = 0usize;
         // SAFETY: buf has room for len bytes plus the NUL the engine writes.
         let status = unsafe {
             sys::napi_get_value_string_utf8(self.env, value, buf.as_mut_ptr().cast(), len + 1, &mut written)
