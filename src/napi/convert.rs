@@ -6,6 +6,7 @@
 //! parsed back.
 
 use std::ffi::CString;
+use std::fmt::{self, Display};
 use std::ptr;
 
 use napi_ohos::sys;
@@ -69,11 +70,42 @@ pub struct Reader {
     pub method: &'static str,
 }
 
-/// Describes the path of a value inside an argument (`attributes.user.name`).
-fn path(arg: &str, key: Option<&str>) -> String {
-    match key {
-        Some(k) => format!("{arg}.{k}"),
-        None => arg.to_owned(),
+/// The path of a value inside an argument (`attributes.user.name`, `attributes.list[3]`), built
+/// lazily: formatted only when an error names it, so reading a value allocates no path.
+#[derive(Clone, Copy)]
+pub struct Sub<'a> {
+    parent: &'a dyn Display,
+    step: Step<'a>,
+}
+
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Key(&'a str),
+    Index(u32),
+    Text(&'static str),
+}
+
+impl<'a> Sub<'a> {
+    pub fn key(parent: &'a dyn Display, key: &'a str) -> Self {
+        Self { parent, step: Step::Key(key) }
+    }
+
+    pub fn index(parent: &'a dyn Display, i: u32) -> Self {
+        Self { parent, step: Step::Index(i) }
+    }
+
+    pub fn text(parent: &'a dyn Display, text: &'static str) -> Self {
+        Self { parent, step: Step::Text(text) }
+    }
+}
+
+impl Display for Sub<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.step {
+            Step::Key(k) => write!(f, "{}.{k}", self.parent),
+            Step::Index(i) => write!(f, "{}[{i}]", self.parent),
+            Step::Text(t) => write!(f, "{}{t}", self.parent),
+        }
     }
 }
 
@@ -82,17 +114,17 @@ impl Reader {
         Self { env, method }
     }
 
-    pub fn type_err(&self, arg: &str, msg: impl std::fmt::Display) -> ArgError {
+    pub fn type_err(&self, arg: impl Display + Copy, msg: impl std::fmt::Display) -> ArgError {
         ArgError::Type(format!("{}: {arg} {msg}", self.method))
     }
 
-    pub fn range_err(&self, arg: &str, msg: impl std::fmt::Display) -> ArgError {
+    pub fn range_err(&self, arg: impl Display + Copy, msg: impl std::fmt::Display) -> ArgError {
         ArgError::Range(format!("{}: {arg} {msg}", self.method))
     }
 
     /// A Node-API call failed: a JS exception may be pending (a throwing getter, a proxy trap).
     /// It is cleared and its message wrapped, so the caller sees which argument was being read.
-    fn napi_failed(&self, arg: &str) -> ArgError {
+    fn napi_failed(&self, arg: impl Display + Copy) -> ArgError {
         let detail = self.take_exception().unwrap_or_else(|| "the engine refused the value".to_owned());
         ArgError::Js(format!("{}: reading {arg} threw: {detail}", self.method))
     }
@@ -149,12 +181,12 @@ impl Reader {
     }
 
     /// `obj[name]` for a property of an argument object, with errors attributed to `arg.name`.
-    pub fn field(&self, obj: sys::napi_value, name: &str, arg: &str) -> ArgResult<sys::napi_value> {
+    pub fn field(&self, obj: sys::napi_value, name: &str, arg: impl Display + Copy) -> ArgResult<sys::napi_value> {
         let c = CString::new(name).map_err(|_| self.range_err(arg, "has a NUL in a property name"))?;
-        self.named(obj, &c).ok_or_else(|| self.napi_failed(&path(arg, Some(name))))
+        self.named(obj, &c).ok_or_else(|| self.napi_failed(Sub::key(&arg, name)))
     }
 
-    fn raw_string(&self, value: sys::napi_value, arg: &str) -> ArgResult<String> {
+    fn raw_string(&self, value: sys::napi_value, arg: impl Display + Copy) -> ArgResult<String> {
         // Most strings fit a stack buffer: one engine call instead of a length query and a copy.
         let mut stack = [std::mem::MaybeUninit::<u8>::uninit(); STACK_STRING_BYTES];
         let mut written = 0usize;
@@ -195,7 +227,7 @@ impl Reader {
     }
 
     /// A required string.
-    pub fn string(&self, value: sys::napi_value, arg: &str) -> ArgResult<String> {
+    pub fn string(&self, value: sys::napi_value, arg: impl Display + Copy) -> ArgResult<String> {
         match self.type_of(value) {
             STRING => self.raw_string(value, arg),
             t => Err(self.type_err(arg, format_args!("must be a string, got {}", type_name(t)))),
@@ -203,7 +235,7 @@ impl Reader {
     }
 
     /// A string no longer than `max` bytes.
-    pub fn bounded_string(&self, value: sys::napi_value, arg: &str, max: usize) -> ArgResult<String> {
+    pub fn bounded_string(&self, value: sys::napi_value, arg: impl Display + Copy, max: usize) -> ArgResult<String> {
         let s = self.string(value, arg)?;
         if s.len() > max {
             return Err(self.range_err(arg, format_args!("is {} bytes, more than the {max} allowed", s.len())));
@@ -212,7 +244,7 @@ impl Reader {
     }
 
     /// An optional string: `undefined` and `null` are None.
-    pub fn opt_string(&self, value: sys::napi_value, arg: &str) -> ArgResult<Option<String>> {
+    pub fn opt_string(&self, value: sys::napi_value, arg: impl Display + Copy) -> ArgResult<Option<String>> {
         match self.type_of(value) {
             UNDEFINED | NULL => Ok(None),
             _ => self.string(value, arg).map(Some),
@@ -232,7 +264,7 @@ impl Reader {
     }
 
     /// A finite number.
-    pub fn number(&self, value: sys::napi_value, arg: &str) -> ArgResult<f64> {
+    pub fn number(&self, value: sys::napi_value, arg: impl Display + Copy) -> ArgResult<f64> {
         let t = self.type_of(value);
         if t != NUMBER {
             return Err(self.type_err(arg, format_args!("must be a number, got {}", type_name(t))));
@@ -247,7 +279,7 @@ impl Reader {
     }
 
     /// An integer within `[min, max]`.
-    pub fn integer(&self, value: sys::napi_value, arg: &str, min: f64, max: f64) -> ArgResult<u64> {
+    pub fn integer(&self, value: sys::napi_value, arg: impl Display + Copy, min: f64, max: f64) -> ArgResult<u64> {
         let n = self.number(value, arg)?;
         if n.fract() != 0.0 || n < min || n > max {
             return Err(self.range_err(arg, format_args!("must be an integer from {min} to {max}, got {n}")));
@@ -255,14 +287,14 @@ impl Reader {
         Ok(n as u64)
     }
 
-    pub fn opt_integer(&self, value: sys::napi_value, arg: &str, min: f64, max: f64) -> ArgResult<Option<u64>> {
+    pub fn opt_integer(&self, value: sys::napi_value, arg: impl Display + Copy, min: f64, max: f64) -> ArgResult<Option<u64>> {
         if self.is_nullish(value) {
             return Ok(None);
         }
         self.integer(value, arg, min, max).map(Some)
     }
 
-    pub fn boolean(&self, value: sys::napi_value, arg: &str) -> ArgResult<bool> {
+    pub fn boolean(&self, value: sys::napi_value, arg: impl Display + Copy) -> ArgResult<bool> {
         let t = self.type_of(value);
         if t != BOOLEAN {
             return Err(self.type_err(arg, format_args!("must be a boolean, got {}", type_name(t))));
@@ -277,7 +309,7 @@ impl Reader {
     pub fn enumerated<T>(
         &self,
         value: sys::napi_value,
-        arg: &str,
+        arg: impl Display + Copy,
         parse: fn(&str) -> Option<T>,
         allowed: &[&str],
     ) -> ArgResult<T> {
@@ -290,7 +322,7 @@ impl Reader {
     /// The length of an array or an array-like (`length` + indices, as a Sendable
     /// `collections.Array` is read from native code). Nothing is read or reserved for the elements
     /// yet: a caller checks the length against its own limit first, since it comes from the host.
-    pub fn length(&self, value: sys::napi_value, arg: &str) -> ArgResult<u32> {
+    pub fn length(&self, value: sys::napi_value, arg: impl Display + Copy) -> ArgResult<u32> {
         if self.type_of(value) != OBJECT {
             return Err(self.type_err(arg, format_args!("must be an array, got {}", type_name(self.type_of(value)))));
         }
@@ -304,16 +336,16 @@ impl Reader {
         if self.type_of(length) != NUMBER {
             return Err(self.type_err(arg, "must be an array or array-like with a numeric length"));
         }
-        Ok(self.integer(length, &format!("{arg}.length"), 0.0, u32::MAX as f64)? as u32)
+        Ok(self.integer(length, Sub::text(&arg, ".length"), 0.0, u32::MAX as f64)? as u32)
     }
 
     /// Element `i` of an array or array-like (getters and proxy traps may throw).
-    pub fn element(&self, value: sys::napi_value, i: u32, arg: &str) -> ArgResult<sys::napi_value> {
+    pub fn element(&self, value: sys::napi_value, i: u32, arg: impl Display + Copy) -> ArgResult<sys::napi_value> {
         let mut el = ptr::null_mut();
         // SAFETY: value is an object; a failure leaves an exception we report.
         let status = unsafe { sys::napi_get_element(self.env, value, i, &mut el) };
         if status != sys::Status::napi_ok {
-            return Err(self.napi_failed(&format!("{arg}[{i}]")));
+            return Err(self.napi_failed(Sub::index(&arg, i)));
         }
         Ok(el)
     }
@@ -334,7 +366,7 @@ impl Reader {
 
     /// Own enumerable string keys and their values; more than `max_keys` keys is refused before
     /// any is read.
-    pub fn keys(&self, obj: sys::napi_value, arg: &str, max_keys: usize) -> ArgResult<Vec<(String, sys::napi_value)>> {
+    pub fn keys(&self, obj: sys::napi_value, arg: impl Display + Copy, max_keys: usize) -> ArgResult<Vec<(String, sys::napi_value)>> {
         let mut names = ptr::null_mut();
         // SAFETY: obj is an object; proxies run their ownKeys trap here and may throw.
         let status = unsafe {
@@ -366,7 +398,7 @@ impl Reader {
             // SAFETY: key is a string of obj; getters and proxy traps may throw.
             let status = unsafe { sys::napi_get_property(self.env, obj, key, &mut value) };
             if status != sys::Status::napi_ok {
-                return Err(self.napi_failed(&path(arg, Some(&name))));
+                return Err(self.napi_failed(Sub::key(&arg, &name)));
             }
             out.push((name, value));
         }
@@ -377,7 +409,7 @@ impl Reader {
     /// properties) → its own enumerable properties; a `Map` (or `collections.Map`) → its entries.
     /// Values must be JSON-like; `undefined` members are skipped as `JSON.stringify` does, Dates
     /// become their epoch milliseconds. The copy is refused if it exceeds `max_bytes` of JSON.
-    pub fn attributes(&self, value: sys::napi_value, arg: &str, max_bytes: usize) -> ArgResult<Attributes> {
+    pub fn attributes(&self, value: sys::napi_value, arg: impl Display + Copy, max_bytes: usize) -> ArgResult<Attributes> {
         match self.type_of(value) {
             UNDEFINED | NULL => Ok(Attributes::new()),
             OBJECT => {
@@ -388,7 +420,7 @@ impl Reader {
                 if let Some(map) = self.map_entries(value, arg, &mut budget)? {
                     return Ok(map);
                 }
-                match self.json(value, arg, 0, &mut budget)? {
+                match self.json(value, &arg, 0, &mut budget)? {
                     Some(Value::Object(map)) => Ok(map),
                     _ => Ok(Attributes::new()),
                 }
@@ -400,7 +432,7 @@ impl Reader {
     /// The entries of a Map-like object (a JS `Map` or ArkTS `collections.Map`), read through its
     /// iterator and converted one by one, each charged to the budget as it is read (so an endless
     /// iterator ends in a RangeError); None for any other object.
-    fn map_entries(&self, obj: sys::napi_value, arg: &str, budget: &mut Budget) -> ArgResult<Option<Attributes>> {
+    fn map_entries(&self, obj: sys::napi_value, arg: impl Display + Copy, budget: &mut Budget) -> ArgResult<Option<Attributes>> {
         if !self.is_map(obj) {
             return Ok(None);
         }
@@ -428,11 +460,10 @@ impl Reader {
             let k = self.field(pair, "0", arg)?;
             let v = self.field(pair, "1", arg)?;
             let key = self
-                .string(k, &format!("{arg} key"))
+                .string(k, Sub::text(&arg, " key"))
                 .map_err(|_| self.type_err(arg, "must be a Map with string keys"))?;
-            budget.spend(self, arg, key.len() + 4)?;
-            let key_path = path(arg, Some(&key));
-            if let Some(v) = self.json(v, &key_path, 1, budget)? {
+            budget.spend(self, &arg, key.len() + 4)?;
+            if let Some(v) = self.json(v, &Sub::key(&arg, &key), 1, budget)? {
                 out.insert(key, v);
             }
         }
@@ -448,7 +479,7 @@ impl Reader {
     }
 
     /// One JSON-like value; None for members JSON drops (`undefined`).
-    fn json(&self, value: sys::napi_value, at: &str, depth: usize, budget: &mut Budget) -> ArgResult<Option<Value>> {
+    fn json(&self, value: sys::napi_value, at: &dyn Display, depth: usize, budget: &mut Budget) -> ArgResult<Option<Value>> {
         if depth > MAX_ATTRIBUTE_DEPTH {
             return Err(self.range_err(at, format_args!("nests deeper than {MAX_ATTRIBUTE_DEPTH} levels (is it cyclic?)")));
         }
@@ -490,8 +521,7 @@ impl Reader {
                 let mut out = Vec::with_capacity(len as usize);
                 for i in 0..len {
                     let item = self.element(value, i, at)?;
-                    let item_path = format!("{at}[{i}]");
-                    out.push(self.json(item, &item_path, depth + 1, budget)?.unwrap_or(Value::Null));
+                    out.push(self.json(item, &Sub::index(&at, i), depth + 1, budget)?.unwrap_or(Value::Null));
                 }
                 Ok(Some(Value::Array(out)))
             }
@@ -500,8 +530,7 @@ impl Reader {
                 // Every member costs at least 4 bytes of JSON (`"":x,`).
                 for (k, v) in self.keys(value, at, budget.left / 4)? {
                     budget.spend(self, at, k.len() + 4)?;
-                    let key_path = path(at, Some(&k));
-                    if let Some(v) = self.json(v, &key_path, depth + 1, budget)? {
+                    if let Some(v) = self.json(v, &Sub::key(&at, &k), depth + 1, budget)? {
                         out.insert(k, v);
                     }
                 }
@@ -529,7 +558,7 @@ struct Budget {
 }
 
 impl Budget {
-    fn spend(&mut self, r: &Reader, at: &str, n: usize) -> ArgResult<()> {
+    fn spend(&mut self, r: &Reader, at: &dyn Display, n: usize) -> ArgResult<()> {
         if n > self.left {
             return Err(r.range_err(at, format_args!("makes the event larger than eventMaxBytes ({} bytes)", self.max)));
         }

@@ -13,7 +13,7 @@ use napi_derive_ohos::napi;
 use napi_ohos::bindgen_prelude::*;
 use napi_ohos::{sys, CleanupEnvHook};
 
-use super::convert::{ArgError, ArgResult, Reader};
+use super::convert::{ArgError, ArgResult, Reader, Sub};
 use super::host::{HostClock, HostScheduler, JsMapper, TimerTarget};
 use super::registry::{self, AttachError, Shared};
 use super::throw;
@@ -384,12 +384,12 @@ impl RumPipeline {
             let mut out = Vec::with_capacity(len as usize);
             for i in 0..len {
                 let item = r.element(events.raw(), i, "events")?;
-                let at = format!("events[{i}]");
+                let at = Sub::index(&"events", i);
                 if !r.is_object(item) {
-                    return Err(r.type_err(&at, "must be an object { type, name, attributes? }"));
+                    return Err(r.type_err(at, "must be an object { type, name, attributes? }"));
                 }
                 let field = |name: &str| -> ArgResult<Unknown> {
-                    let v = r.field(item, name, &at)?;
+                    let v = r.field(item, name, at)?;
                     // SAFETY: v is a live handle of this call's scope.
                     Ok(unsafe { Unknown::from_raw_unchecked(r.env, v) })
                 };
