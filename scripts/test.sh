@@ -19,6 +19,7 @@ need() {
 need cargo cargo
 need node nodejs
 need npm npm
+need nm binutils
 
 node_major=$(node -p 'process.versions.node.split(".")[0]')
 if [ "$node_major" -lt 18 ]; then
@@ -32,6 +33,9 @@ cargo test --no-default-features --all-targets
 step "cargo build --release (the cdylib Node loads) and check that index.d.ts is current"
 scripts/gen-dts.sh --check
 export RUM_NATIVE_LIB="$PWD/target/release/librum_native.so"
+
+step "the library imports only Node-API functions HarmonyOS exports"
+scripts/check-napi-symbols.sh "$RUM_NATIVE_LIB"
 
 step "node --test tests/node"
 node --test --test-concurrency=1 tests/node/
