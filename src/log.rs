@@ -46,10 +46,14 @@ pub fn log(level: Level, msg: &str) {
 #[cfg(not(target_env = "ohos"))]
 pub fn log(level: Level, msg: &str) {
     // Tests and benchmarks can silence expected warnings.
+    use std::io::Write;
     if std::env::var_os("RUM_NATIVE_QUIET").is_some() && level != Level::Error {
         return;
     }
-    eprintln!("[{TAG}] {level:?}: {msg}");
+    // Not `eprintln!`: it panics when stderr cannot be written (a closed pipe), and a log line
+    // runs in GC finalizers, teardown hooks and the writer thread, where a panic aborts the
+    // process or kills the writer. A line that cannot be written is dropped.
+    let _ = writeln!(std::io::stderr().lock(), "[{TAG}] {level:?}: {msg}");
 }
 
 pub fn warn(msg: &str) {

@@ -5,7 +5,8 @@
 //! the hot path can afford. Every value is read exactly once; nothing is stringified to JSON and
 //! parsed back.
 
-use std::ffi::CString;
+use std::borrow::Cow;
+use std::ffi::{CStr, CString};
 use std::fmt::{self, Display};
 use std::ptr;
 
@@ -24,6 +25,9 @@ const STACK_STRING_BYTES: usize = 1024;
 
 /// Approximate JSON cost of a value that is not a string (numbers, booleans, null, punctuation).
 const SCALAR_COST: usize = 8;
+
+/// Array elements reserved before any is read: the rest grow as elements are actually read.
+const ARRAY_RESERVE: usize = 256;
 
 /// A bad argument: becomes a JS `TypeError` (wrong type) or `RangeError` (bad value).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -144,16 +148,26 @@ impl Reader {
     }
 
     /// `String(exc.message ?? exc)` without running user code that could throw again.
+    ///
+    /// Reading `message` runs user code (a getter, a proxy trap), which may throw in turn. That
+    /// second exception is cleared too: left pending, it would be thrown into the caller (or the
+    /// timer, where it is uncaught) and would make every later Node-API call of this native call
+    /// fail, `setTimeout` for the next slice included.
     fn describe(&self, value: sys::napi_value) -> String {
         if value.is_null() {
             return "unknown error".to_owned();
         }
         if self.type_of(value) == OBJECT {
-            if let Some(msg) = self.named(value, c"message") {
-                if self.type_of(msg) == STRING {
+            match self.named(value, c"message") {
+                Some(msg) if self.type_of(msg) == STRING => {
                     if let Ok(s) = self.raw_string(msg, "message") {
                         return s;
                     }
+                }
+                Some(_) => {}
+                None => {
+                    self.clear_exception();
+                    return "a value whose message getter threw was thrown".to_owned();
                 }
             }
         }
@@ -163,6 +177,18 @@ impl Reader {
             }
         }
         "a non-Error value was thrown".to_owned()
+    }
+
+    /// Clears a pending exception, if any, without reading it (reading it could throw again).
+    fn clear_exception(&self) {
+        let mut pending = false;
+        // SAFETY: env is the live env of the current call.
+        unsafe { sys::napi_is_exception_pending(self.env, &mut pending) };
+        if pending {
+            let mut exc = ptr::null_mut();
+            // SAFETY: an exception is pending; this clears it.
+            unsafe { sys::napi_get_and_clear_last_exception(self.env, &mut exc) };
+        }
     }
 
     pub fn type_of(&self, value: sys::napi_value) -> i32 {
@@ -181,8 +207,18 @@ impl Reader {
     }
 
     /// `obj[name]` for a property of an argument object, with errors attributed to `arg.name`.
+    /// The name is NUL-terminated in a stack buffer (names are short literals): no allocation.
     pub fn field(&self, obj: sys::napi_value, name: &str, arg: impl Display + Copy) -> ArgResult<sys::napi_value> {
-        let c = CString::new(name).map_err(|_| self.range_err(arg, "has a NUL in a property name"))?;
+        const STACK: usize = 64;
+        let mut buf = [0u8; STACK];
+        let c = match buf.get_mut(..name.len()) {
+            Some(dst) if name.len() < STACK && !name.contains('\0') => {
+                dst.copy_from_slice(name.as_bytes());
+                CStr::from_bytes_until_nul(&buf).map(Cow::Borrowed).ok()
+            }
+            _ => CString::new(name).ok().map(Cow::Owned),
+        };
+        let c = c.ok_or_else(|| self.range_err(arg, "has a NUL in a property name"))?;
         self.named(obj, &c).ok_or_else(|| self.napi_failed(Sub::key(&arg, name)))
     }
 
@@ -410,10 +446,22 @@ impl Reader {
     /// Values must be JSON-like; `undefined` members are skipped as `JSON.stringify` does, Dates
     /// become their epoch milliseconds. The copy is refused if it exceeds `max_bytes` of JSON.
     pub fn attributes(&self, value: sys::napi_value, arg: impl Display + Copy, max_bytes: usize) -> ArgResult<Attributes> {
+        self.object_of(value, arg, max_bytes, 0)
+    }
+
+    /// A whole document (what the event mapper returns), read like attributes. Attributes sit one
+    /// level down in it (`context`, `usr`), so it may nest one level deeper than attributes may:
+    /// otherwise a document carrying the deepest attributes accepted could not be read back, and
+    /// the mapper's changes (a redaction) were dropped in favour of the unchanged document.
+    pub fn document(&self, value: sys::napi_value, arg: impl Display + Copy, max_bytes: usize) -> ArgResult<Attributes> {
+        self.object_of(value, arg, max_bytes, 1)
+    }
+
+    fn object_of(&self, value: sys::napi_value, arg: impl Display + Copy, max_bytes: usize, extra_depth: usize) -> ArgResult<Attributes> {
         match self.type_of(value) {
             UNDEFINED | NULL => Ok(Attributes::new()),
             OBJECT => {
-                let mut budget = Budget { left: max_bytes, max: max_bytes };
+                let mut budget = Budget { left: max_bytes, max: max_bytes, max_depth: MAX_ATTRIBUTE_DEPTH + extra_depth };
                 if self.is_array(value) {
                     return Err(self.type_err(arg, "must be an object of attributes, got an array"));
                 }
@@ -480,7 +528,7 @@ impl Reader {
 
     /// One JSON-like value; None for members JSON drops (`undefined`).
     fn json(&self, value: sys::napi_value, at: &dyn Display, depth: usize, budget: &mut Budget) -> ArgResult<Option<Value>> {
-        if depth > MAX_ATTRIBUTE_DEPTH {
+        if depth > budget.max_depth {
             return Err(self.range_err(at, format_args!("nests deeper than {MAX_ATTRIBUTE_DEPTH} levels (is it cyclic?)")));
         }
         match self.type_of(value) {
@@ -516,12 +564,22 @@ impl Reader {
             OBJECT if self.is_array(value) => {
                 let len = self.length(value, at)?;
                 // Every element costs at least a byte of JSON: a huge (or sparse) length is
-                // refused before anything is read or reserved.
+                // refused before anything is read. The length is the caller's: even within the
+                // budget it reserves no more than a page of elements up front (a length of 2^32-1
+                // under a large eventMaxBytes asked for 128 GiB at once, and the process aborted).
                 budget.spend(self, at, len as usize)?;
-                let mut out = Vec::with_capacity(len as usize);
+                let mut out = Vec::with_capacity((len as usize).min(ARRAY_RESERVE));
                 for i in 0..len {
                     let item = self.element(value, i, at)?;
-                    out.push(self.json(item, &Sub::index(&at, i), depth + 1, budget)?.unwrap_or(Value::Null));
+                    let v = match self.json(item, &Sub::index(&at, i), depth + 1, budget)? {
+                        Some(v) => v,
+                        // A hole or `undefined` is `null` in JSON, and costs what null costs.
+                        None => {
+                            budget.spend(self, &Sub::index(&at, i), SCALAR_COST)?;
+                            Value::Null
+                        }
+                    };
+                    out.push(v);
                 }
                 Ok(Some(Value::Array(out)))
             }
@@ -555,6 +613,8 @@ fn number_value(n: f64) -> Value {
 struct Budget {
     left: usize,
     max: usize,
+    /// Deepest nesting allowed.
+    max_depth: usize,
 }
 
 impl Budget {

@@ -4,7 +4,7 @@
 //! `setTimeout` is taken from the global object, so the same code yields on ArkTS (where it is a
 //! 0 ms libuv timer on the thread's loop) and on Node.js.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 use std::rc::Rc;
@@ -44,11 +44,12 @@ impl Clock for HostClock {
     }
 }
 
-/// A strong reference to a JS value, deleted when dropped (on the JS thread that made it: the
-/// holders are not `Send`).
+/// A strong reference to a JS value, deleted when dropped or released (on the JS thread that made
+/// it: the holders are not `Send`).
 pub struct JsRef {
     env: sys::napi_env,
-    raw: sys::napi_ref,
+    /// Null once released.
+    raw: Cell<sys::napi_ref>,
 }
 
 impl JsRef {
@@ -59,21 +60,35 @@ impl JsRef {
         if status != sys::Status::napi_ok {
             return Err(Error::new(Status::GenericFailure, "cannot keep a reference to a JS value"));
         }
-        Ok(Self { env, raw })
+        Ok(Self { env, raw: Cell::new(raw) })
     }
 
+    /// The value, or None once released.
     pub fn value(&self) -> Option<sys::napi_value> {
+        let raw = self.raw.get();
+        if raw.is_null() {
+            return None;
+        }
         let mut out = ptr::null_mut();
         // SAFETY: raw is a live reference of env.
-        let status = unsafe { sys::napi_get_reference_value(self.env, self.raw, &mut out) };
+        let status = unsafe { sys::napi_get_reference_value(self.env, raw, &mut out) };
         (status == sys::Status::napi_ok && !out.is_null()).then_some(out)
+    }
+
+    /// Deletes the reference now, while env is known to be alive (its teardown hook); later
+    /// calls and the drop do nothing.
+    pub fn release(&self) {
+        let raw = self.raw.replace(ptr::null_mut());
+        if !raw.is_null() {
+            // SAFETY: raw was created on env and is deleted once (it is null from now on).
+            unsafe { sys::napi_delete_reference(self.env, raw) };
+        }
     }
 }
 
 impl Drop for JsRef {
     fn drop(&mut self) {
-        // SAFETY: raw was created on env and is deleted once.
-        unsafe { sys::napi_delete_reference(self.env, self.raw) };
+        self.release();
     }
 }
 
@@ -86,6 +101,8 @@ pub struct HostScheduler {
     set_timeout: JsRef,
     turn_end: JsRef,
     slice: JsRef,
+    /// Set by [`HostScheduler::detach`]: no more timers, no more JS.
+    detached: Cell<bool>,
 }
 
 impl HostScheduler {
@@ -117,12 +134,25 @@ impl HostScheduler {
             set_timeout: JsRef::new(raw_env, set_timeout.raw())?,
             turn_end: make("rumTurnEnd", Timer::TurnEnd)?,
             slice: make("rumSlice", Timer::Slice)?,
+            detached: Cell::new(false),
         })
+    }
+
+    /// From now on `schedule` does nothing, so the dispatcher can be drained where no JS may run
+    /// (a GC finalizer, the environment's teardown). Releases the JS functions it held.
+    pub fn detach(&self) {
+        self.detached.set(true);
+        self.set_timeout.release();
+        self.turn_end.release();
+        self.slice.release();
     }
 }
 
 impl Scheduler for HostScheduler {
     fn schedule(&self, timer: Timer) {
+        if self.detached.get() {
+            return;
+        }
         let callback = match timer {
             Timer::TurnEnd => &self.turn_end,
             Timer::Slice => &self.slice,
@@ -164,10 +194,32 @@ impl JsMapper {
 }
 
 impl EventMapper for JsMapper {
+    /// Runs in a handle scope of its own: a drain maps thousands of documents in one native call,
+    /// and without it every document object (and every value read back) stayed alive until that
+    /// call returned, which ran the JS heap out of memory on large queues.
     fn map(&mut self, doc: &Document) -> std::result::Result<MapOutcome, MapperError> {
         let value = serde_json::to_value(doc).map_err(|e| MapperError(format!("cannot build the document: {e}")))?;
+        let mut scope = ptr::null_mut();
+        // SAFETY: env is this thread's live env; the scope is closed below, on every path.
+        if unsafe { sys::napi_open_handle_scope(self.env, &mut scope) } != sys::Status::napi_ok {
+            return Err(MapperError("cannot open a handle scope".into()));
+        }
+        let outcome = self.map_in_scope(value);
+        // SAFETY: scope was opened above on this env and nothing created in it escapes: the
+        // outcome holds Rust values only.
+        unsafe { sys::napi_close_handle_scope(self.env, scope) };
+        outcome
+    }
+}
+
+impl JsMapper {
+    fn map_in_scope(&mut self, value: Value) -> std::result::Result<MapOutcome, MapperError> {
         let func = self.func.value().ok_or_else(|| MapperError("the mapper function is gone".into()))?;
-        let arg = to_js(self.env, &value).map_err(|e| MapperError(e.to_string()))?;
+        let arg = to_js(self.env, &value).map_err(|e| {
+            // A setter on Object.prototype may have thrown: never leave it pending.
+            let why = Reader::new(self.env, "eventMapper").take_exception();
+            MapperError(why.unwrap_or_else(|| e.to_string()))
+        })?;
         let mut undefined = ptr::null_mut();
         let mut result = ptr::null_mut();
         // SAFETY: func and arg are live handles of env, on its thread.
@@ -191,7 +243,7 @@ impl EventMapper for JsMapper {
         if !reader.is_object(result) {
             return Err(MapperError("it must return the document object or null".into()));
         }
-        match reader.attributes(result, "result", self.max_bytes) {
+        match reader.document(result, "result", self.max_bytes) {
             Ok(map) => {
                 let changed = Value::Object(map);
                 Ok(if changed == value { MapOutcome::Keep } else { MapOutcome::Replace(changed) })

@@ -3,15 +3,17 @@
 //! then hands one captured event to this thread's dispatcher.
 
 use std::cell::{Cell, RefCell};
+use std::ffi::c_void;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::ptr;
-use std::rc::Rc;
+use std::ptr::{self, NonNull};
+use std::rc::{self, Rc};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use napi_derive_ohos::napi;
 use napi_ohos::bindgen_prelude::*;
-use napi_ohos::{sys, CleanupEnvHook};
+use napi_ohos::sys;
 
 use super::convert::{ArgError, ArgResult, Reader, Sub};
 use super::host::{HostClock, HostScheduler, JsMapper, TimerTarget};
@@ -57,7 +59,8 @@ pub struct PipelineOptions {
     pub max_batch_files: Option<f64>,
     /// Older batches are deleted, not uploaded, ms. @default 82800000 (23 h)
     pub batch_max_age_ms: Option<f64>,
-    /// A larger document is dropped and counted; a larger argument is refused, bytes. @default 524288
+    /// A larger document is dropped and counted; a larger argument is refused, bytes; at most
+    /// 67108864 (64 MiB). @default 524288
     pub event_max_bytes: Option<f64>,
     /// `flush()` and `markCrash()` wait at most this long for the writer, ms. @default 2000
     pub flush_timeout_ms: Option<f64>,
@@ -115,30 +118,92 @@ pub struct RumPipeline {
     /// Keeps the timer delivery alive as long as the pipeline.
     _timers: TimerTarget,
     max_event: usize,
+    /// Registered as the JS environment's teardown hook; owned here, freed in `drop`.
+    exit: NonNull<ExitHook>,
+}
+
+/// What the JS environment's teardown hook needs (a script that never calls `stop()`, a worker
+/// terminated with events queued). Its address is the hook's argument, so it lives at a fixed
+/// place from the constructor to the pipeline's drop, which frees it: a hook removed by a
+/// collected pipeline leaves nothing behind.
+struct ExitHook {
+    env: sys::napi_env,
+    dispatcher: rc::Weak<RefCell<HostDispatcher>>,
+    shared: Weak<Shared>,
+    timeout: Duration,
     has_mapper: Cell<bool>,
-    /// Flushes the writer when the JS environment ends (a script that never calls `stop()`).
-    exit_flush: Option<(sys::napi_env, CleanupEnvHook<Weak<Shared>>)>,
+    /// The hook ran: the environment is ending, and `env` must not be used any more.
+    ran: Cell<bool>,
+}
+
+/// The environment is being torn down (Node: main thread exit or `worker.terminate()`; ArkTS: a
+/// worker or the ability ending). No JS can run any more: this thread's queue is processed
+/// without timers and without the event mapper, the JS references are released while `env` is
+/// still alive, and the writer is flushed. Whether the pipeline's finalizer runs after this (it
+/// does on Node, during the same teardown) or never, nothing queued is lost and nothing touches
+/// `env` later.
+unsafe extern "C" fn on_env_teardown(arg: *mut c_void) {
+    // SAFETY: arg is the ExitHook the pipeline registered and still owns (its drop removes the
+    // hook before freeing it, unless the hook already ran).
+    let hook = unsafe { &*arg.cast::<ExitHook>() };
+    hook.ran.set(true);
+    let run = AssertUnwindSafe(|| {
+        if let Some(d) = hook.dispatcher.upgrade() {
+            drain_without_js(&d, hook.has_mapper.get(), "the JS environment ended");
+        }
+        if let Some(shared) = hook.shared.upgrade() {
+            if !matches!(shared.storage.flush(hook.timeout), FlushOutcome::Done) {
+                log::warn("the writer did not finish before the JS environment ended");
+            }
+        }
+    });
+    // A panic may not unwind into the engine.
+    let _ = catch_unwind(run);
+}
+
+/// Processes this thread's queue where no JS may run (a GC finalizer, the environment's
+/// teardown): the scheduler is detached first, so no `setTimeout` is called, and the event mapper
+/// is removed (queued events are written without it, logged).
+fn drain_without_js(dispatcher: &RefCell<HostDispatcher>, has_mapper: bool, when: &str) {
+    let Ok(mut d) = dispatcher.try_borrow_mut() else { return };
+    d.scheduler().detach();
+    d.set_mapper(None);
+    if has_mapper && d.queue_len() > 0 {
+        log::warn(&format!("{when} with queued events: they are written without the event mapper"));
+    }
+    d.drain();
+}
+
+impl RumPipeline {
+    fn exit(&self) -> &ExitHook {
+        // SAFETY: exit is owned by self and freed only in its drop.
+        unsafe { self.exit.as_ref() }
+    }
 }
 
 impl Drop for RumPipeline {
-    /// A pipeline collected with events still queued processes them now, so none is lost. A
-    /// finalizer may not call into JS, so the event mapper is not run for them (logged).
+    /// Runs in a GC finalizer: no JS may be called. A pipeline collected with events still queued
+    /// processes them now (without timers or the event mapper), so none is lost.
     fn drop(&mut self) {
-        if let Ok(mut d) = self.dispatcher.try_borrow_mut() {
-            if d.queue_len() > 0 {
-                if self.has_mapper.get() {
-                    log::warn("a RumPipeline was collected with queued events: they are written without the event mapper");
-                }
-                d.set_mapper(None);
-                d.drain();
-            }
+        let exit = self.exit();
+        let (has_mapper, ran, env) = (exit.has_mapper.get(), exit.ran.get(), exit.env);
+        // A panic may not unwind into the engine (this runs in an `extern "C"` finalizer).
+        let _ = catch_unwind(AssertUnwindSafe(|| drain_without_js(&self.dispatcher, has_mapper, "a RumPipeline was collected")));
+        if !ran {
+            // SAFETY: the hook was registered on env, which is alive (its teardown hook has not
+            // run), with this exact function and argument.
+            unsafe { sys::napi_remove_env_cleanup_hook(env, Some(on_env_teardown), self.exit.as_ptr().cast()) };
         }
-        if let Some((env, hook)) = self.exit_flush.take() {
-            // The hook may already have run (environment teardown); removing it then is a no-op.
-            let _ = Env::from_raw(env).remove_env_cleanup_hook(hook);
-        }
+        // SAFETY: allocated by Box::into_raw in the constructor; the hook no longer refers to it
+        // (removed above, or already run), and nothing else does.
+        drop(unsafe { Box::from_raw(self.exit.as_ptr()) });
     }
 }
+
+/// The largest `eventMaxBytes`: the budget is all that bounds what one argument may make the
+/// binding read and allocate (a sparse array's length, an iterator's entries), so it must stay far
+/// below what a device can allocate.
+const EVENT_MAX_BYTES_CAP: f64 = 67_108_864.0;
 
 fn positive(r: &Reader, v: Option<f64>, arg: &str, default: u64, max: f64) -> ArgResult<u64> {
     match v {
@@ -224,12 +289,30 @@ impl PipelineOptions {
             disk_quota_bytes: positive(r, self.disk_quota_bytes, "options.diskQuotaBytes", d.disk_quota_bytes, BIG)?,
             max_batch_files: positive(r, self.max_batch_files, "options.maxBatchFiles", d.max_batch_files.into(), 1e6)? as u32,
             batch_max_age_ms: positive(r, self.batch_max_age_ms, "options.batchMaxAgeMs", d.batch_max_age_ms, BIG)?,
-            event_max_bytes: positive(r, self.event_max_bytes, "options.eventMaxBytes", d.event_max_bytes, BIG)?,
+            event_max_bytes: positive(r, self.event_max_bytes, "options.eventMaxBytes", d.event_max_bytes, EVENT_MAX_BYTES_CAP)?,
             flush_timeout_ms: positive(r, self.flush_timeout_ms, "options.flushTimeoutMs", d.flush_timeout_ms.into(), 60_000.0)? as u32,
             ..d
         };
         config.validate().map_err(|e| r.range_err(&format!("options.{}", e.field), &e.reason))?;
         Ok(config)
+    }
+}
+
+/// Whether the constructor's receiver can become a pipeline. Called without `new`, the receiver is
+/// the global object (which would become the pipeline, alive forever) or whatever `call` was given;
+/// an object that already wraps a native value makes the wrap fail after the constructor returned,
+/// and the pipeline built for it (its writer thread, its open directory) would never be freed.
+fn is_fresh_receiver(env: &Env, this: sys::napi_value) -> bool {
+    let raw = env.raw();
+    let (mut global, mut is_global, mut wrapped) = (ptr::null_mut(), false, ptr::null_mut());
+    // SAFETY: this is the receiver of the current call, on env's thread; napi_unwrap only reads
+    // (and fails without throwing on an object that wraps nothing).
+    unsafe {
+        if sys::napi_get_global(raw, &mut global) == sys::Status::napi_ok {
+            sys::napi_strict_equals(raw, this, global, &mut is_global);
+        }
+        let already = sys::napi_unwrap(raw, this, &mut wrapped) == sys::Status::napi_ok;
+        !is_global && !already
     }
 }
 
@@ -241,8 +324,11 @@ fn checked<T>(env: &Env, f: impl FnOnce() -> ArgResult<T>) -> Result<T> {
 #[napi]
 impl RumPipeline {
     #[napi(constructor, catch_unwind, ts_args_type = "options: PipelineOptions")]
-    pub fn new(env: Env, options: Unknown) -> Result<Self> {
+    pub fn new(env: Env, this: This, options: Unknown) -> Result<Self> {
         let r = Reader::new(env.raw(), "RumPipeline");
+        if !is_fresh_receiver(&env, this.object.raw()) {
+            return Err(throw(&env, ArgError::Type("RumPipeline: must be called with new".into())));
+        }
         let config = checked(&env, || PipelineOptions::read(&r, options.raw())?.into_config(&r))?;
         let max_event = usize::try_from(config.event_max_bytes).unwrap_or(usize::MAX);
         let shared = registry::attach(config).map_err(|e| {
@@ -265,15 +351,24 @@ impl RumPipeline {
                 }
             }
         }));
-        let timeout = Duration::from_millis(shared.config.flush_timeout_ms.into());
-        let hook = env.add_env_cleanup_hook(Arc::downgrade(&shared), move |weak: Weak<Shared>| {
-            if let Some(shared) = weak.upgrade() {
-                if !matches!(shared.storage.flush(timeout), FlushOutcome::Done) {
-                    log::warn("the writer did not finish before the JS environment ended");
-                }
-            }
-        })?;
-        Ok(Self { shared, dispatcher, inbox, clock, _timers: timers, max_event, has_mapper: Cell::new(false), exit_flush: Some((env.raw(), hook)) })
+        let exit = Box::new(ExitHook {
+            env: env.raw(),
+            dispatcher: Rc::downgrade(&dispatcher),
+            shared: Arc::downgrade(&shared),
+            timeout: Duration::from_millis(shared.config.flush_timeout_ms.into()),
+            has_mapper: Cell::new(false),
+            ran: Cell::new(false),
+        });
+        let exit = NonNull::from(Box::leak(exit));
+        // SAFETY: env is this call's live env; the argument stays valid until the pipeline's
+        // drop removes the hook and frees it.
+        let status = unsafe { sys::napi_add_env_cleanup_hook(env.raw(), Some(on_env_teardown), exit.as_ptr().cast()) };
+        if status != sys::Status::napi_ok {
+            // SAFETY: never registered: freed once, here.
+            drop(unsafe { Box::from_raw(exit.as_ptr()) });
+            return Err(Error::new(Status::GenericFailure, "RumPipeline: cannot register the environment teardown hook"));
+        }
+        Ok(Self { shared, dispatcher, inbox, clock, _timers: timers, max_event, exit })
     }
 
     /// Hands one event to the dispatcher, or to the inbox when called from inside the mapper.
@@ -574,8 +669,11 @@ impl RumPipeline {
     /// Drains and flushes; afterwards every call is processed on the caller's turn.
     #[napi(catch_unwind)]
     pub fn stop(&self) -> bool {
-        if let Ok(mut d) = self.dispatcher.try_borrow_mut() {
-            d.stop();
+        match self.dispatcher.try_borrow_mut() {
+            Ok(mut d) => d.stop(),
+            // From inside the event mapper: no nested drain (the queue goes on through its
+            // slices), but the pipeline does stop queuing, as the caller was told.
+            Err(_) => self.shared.pipeline.mark_stopped(),
         }
         self.outcome(self.shared.storage.flush(self.timeout()))
     }
@@ -600,7 +698,7 @@ impl RumPipeline {
         };
         match self.dispatcher.try_borrow_mut() {
             Ok(mut d) => {
-                self.has_mapper.set(mapper.is_some());
+                self.exit().has_mapper.set(mapper.is_some());
                 d.set_mapper(mapper.map(|m| Box::new(m) as _));
                 Ok(())
             }

@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
 
 use once_cell::sync::Lazy;
 
@@ -15,7 +16,7 @@ use crate::core::config::Config;
 use crate::core::pipeline::Pipeline;
 use crate::core::seam::DocumentSink;
 use crate::core::stats::DispatchCounters;
-use crate::core::storage::{Storage, StorageOptions};
+use crate::core::storage::{Storage, StorageError, StorageOptions};
 
 /// What every thread's `RumPipeline` of one directory shares.
 pub struct Shared {
@@ -37,30 +38,59 @@ pub enum AttachError {
 }
 
 /// Opens the pipeline of `config.storage_dir`, or attaches to the one already open.
+///
+/// A pipeline whose last `RumPipeline` was collected may still be finishing its writes on its
+/// writer thread (past `flushTimeoutMs`, the drop stops waiting and the writer goes on in the
+/// background, holding the directory). Opening the directory again meanwhile waits for that
+/// writer, up to the new pipeline's `flushTimeoutMs`, instead of failing at once: the caller only
+/// dropped a pipeline and made a new one.
 pub fn attach(mut config: Config) -> Result<Arc<Shared>, AttachError> {
     std::fs::create_dir_all(&config.storage_dir)
         .map_err(|e| AttachError::Dir(format!("cannot create {}: {e}", config.storage_dir.display())))?;
     let canonical = canonical(&config.storage_dir)?;
     config.storage_dir = canonical.clone();
+    let deadline = Instant::now() + Duration::from_millis(config.flush_timeout_ms.into());
+    loop {
+        match try_attach(&config, &canonical) {
+            Err(Retry::Closing(_)) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
+            Err(Retry::Closing(e)) => return Err(AttachError::Storage(e.to_string())),
+            Err(Retry::Fail(e)) => return Err(e),
+            Ok(shared) => return Ok(shared),
+        }
+    }
+}
+
+enum Retry {
+    /// The directory is still held by a writer that is shutting down.
+    Closing(StorageError),
+    Fail(AttachError),
+}
+
+fn try_attach(config: &Config, canonical: &Path) -> Result<Arc<Shared>, Retry> {
     // A poisoned lock only means another thread panicked while holding it; the map is still valid.
     let mut open = OPEN.lock().unwrap_or_else(|p| p.into_inner());
     open.retain(|_, w| w.strong_count() > 0);
-    if let Some(existing) = open.get(&canonical).and_then(Weak::upgrade) {
+    if let Some(existing) = open.get(canonical).and_then(Weak::upgrade) {
         if existing.config.application_id != config.application_id {
-            return Err(AttachError::Conflict(format!(
+            return Err(Retry::Fail(AttachError::Conflict(format!(
                 "{} is already open for applicationId {:?}",
                 canonical.display(),
                 existing.config.application_id
-            )));
+            ))));
         }
         return Ok(existing);
     }
-    let storage = Storage::open(&config, StorageOptions::default()).map_err(|e| AttachError::Storage(e.to_string()))?;
+    let storage = match Storage::open(config, StorageOptions::default()) {
+        Ok(storage) => storage,
+        // Not in the map (or no longer alive), yet held: a collected pipeline's writer finishing.
+        Err(e @ StorageError::AlreadyOpen(_)) => return Err(Retry::Closing(e)),
+        Err(e) => return Err(Retry::Fail(AttachError::Storage(e.to_string()))),
+    };
     let sink: Arc<dyn DocumentSink> = Arc::new(storage.sink());
-    let pipeline = Pipeline::new(&config, sink, Arc::new(DispatchCounters::default()));
+    let pipeline = Pipeline::new(config, sink, Arc::new(DispatchCounters::default()));
     let storage = Arc::new(storage);
-    let shared = Arc::new(Shared { config, pipeline, storage });
-    open.insert(canonical, Arc::downgrade(&shared));
+    let shared = Arc::new(Shared { config: config.clone(), pipeline, storage });
+    open.insert(canonical.to_path_buf(), Arc::downgrade(&shared));
     Ok(shared)
 }
 

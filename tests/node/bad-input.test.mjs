@@ -4,6 +4,8 @@
 // Map attributes accepted.
 
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 
 import {
@@ -306,6 +308,7 @@ const CTOR_CASES = [
   ['batchWindowMs 0', (dir) => pipelineOptions(dir, { batchWindowMs: 0 }), R, 'batchWindowMs'],
   ['batchMaxAgeMs boolean', (dir) => pipelineOptions(dir, { batchMaxAgeMs: true }), T, 'batchMaxAgeMs'],
   ['eventMaxBytes too small', (dir) => pipelineOptions(dir, { eventMaxBytes: 10 }), R, 'eventMaxBytes'],
+  ['eventMaxBytes over 64 MiB', (dir) => pipelineOptions(dir, { eventMaxBytes: 2 ** 26 + 1 }), R, 'eventMaxBytes'],
   ['flushTimeoutMs Infinity', (dir) => pipelineOptions(dir, { flushTimeoutMs: Infinity }), R, 'flushTimeoutMs'],
   ['flushTimeoutMs fraction', (dir) => pipelineOptions(dir, { flushTimeoutMs: 1.5 }), R, 'flushTimeoutMs'],
   [
@@ -336,6 +339,33 @@ test('constructor options are validated the same way', (t) => {
   assert.equal(failures.length, 0, `${failures.length} of ${CTOR_CASES.length} bad options misbehaved:\n  ${failures.join('\n  ')}`);
 });
 
+test('RumPipeline called without new: a TypeError, and no pipeline is left behind', (t) => {
+  const { RumPipeline } = loadNative();
+  const base = tmpDir(t);
+  const p = new RumPipeline(pipelineOptions(base));
+  t.after(() => p.stop());
+  const threads = () => fs.readdirSync('/proc/self/task').length;
+  const before = threads();
+  const errors = [];
+  for (let i = 0; i < 10; i++) {
+    const dir = path.join(base, `d${i}`);
+    // Each would open its own directory and writer thread, then fail to wrap `this`.
+    for (const call of [() => RumPipeline(pipelineOptions(dir)), () => RumPipeline.call(p, pipelineOptions(dir))]) {
+      try {
+        call();
+        errors.push('returned');
+      } catch (e) {
+        errors.push(e.constructor.name);
+      }
+    }
+  }
+  assert.ok(!(globalThis instanceof RumPipeline), 'the global object did not become a pipeline');
+  assert.deepEqual([...new Set(errors)], ['TypeError'], `every call without new throws a TypeError (${errors})`);
+  assert.ok(threads() <= before + 1, `no writer thread is left behind: ${before} threads before, ${threads()} after`);
+  p.addAction('tap', 'still works');
+  assert.equal(p.flush(), true);
+});
+
 test('optional options may be undefined; a valid pipeline works after rejected constructions', (t) => {
   const { RumPipeline } = loadNative();
   const dir = tmpDir(t);
@@ -356,6 +386,36 @@ const HOSTILE = [
   ['bigArrayLike', [TypeError, RangeError], 'addActions', 'events'],
   ['endlessMapLike', RangeError, 'addAction', 'attributes'],
 ];
+
+// The same with the largest eventMaxBytes a caller may ask for (or one past any sane limit, which
+// the constructor may refuse instead): a length the budget allows must not be trusted either.
+const EVENT_MAX_BYTES_CAP = 2 ** 26;
+for (const [which, eventMaxBytes] of [
+  ['sparseArrayAttribute', 2 ** 36],
+  ['sparseArrayAttribute', EVENT_MAX_BYTES_CAP],
+  ['sparseArray16M', EVENT_MAX_BYTES_CAP],
+]) {
+  test(`hostile size (${which}, eventMaxBytes ${eventMaxBytes}): refused, no crash, no hang`, async (t) => {
+    loadNative();
+    const dir = tmpDir(t);
+    const r = await runNode([childScript('child-hostile.mjs'), dir, which, String(eventMaxBytes)], { timeoutMs: 10_000 });
+    assert.equal(r.timedOut, false, `${which}: the call hung (killed after 10 s)`);
+    assert.equal(r.signal, null, `${which}: the process died with ${r.signal} (stderr: ${r.stderr.slice(0, 300)})`);
+    assert.equal(r.code, 0, `${which}: the child failed (stderr: ${r.stderr.slice(0, 600)})`);
+    const res = JSON.parse(r.stdout.trim().split('\n').at(-1));
+    if (res.ctorError) {
+      assert.ok(eventMaxBytes > EVENT_MAX_BYTES_CAP, `eventMaxBytes ${eventMaxBytes} is allowed, yet: ${res.ctorError.message}`);
+      assert.equal(res.ctorError.name, 'RangeError');
+      assert.match(res.ctorError.message, /\beventMaxBytes\b/);
+      return;
+    }
+    assert.ok(res.error, `${which}: the call was accepted instead of throwing`);
+    assert.equal(res.error.name, 'RangeError', res.error.message);
+    assert.match(res.error.message, /\baddAction\b.*\battributes\b/);
+    assert.equal(res.flushed, true, 'the pipeline works afterwards');
+    assert.equal(res.callsAccepted, 2, 'only startView and the good action were accepted');
+  });
+}
 
 for (const [which, Ctors, method, arg] of HOSTILE) {
   test(`hostile size (${which}): a ${[Ctors].flat().map((c) => c.name).join(' or ')}, no crash, no hang`, async (t) => {

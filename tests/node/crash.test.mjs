@@ -3,15 +3,18 @@
 // directory, through nextBatch until null, and every line parses (DESIGN.md "Recovery").
 
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 
 import {
   actionSeqs,
   attachPipeline,
+  CHILD_ENV,
   childScript,
   drainBatches,
   loadNative,
   pipelineOptions,
+  REPO_ROOT,
   readBatchFiles,
   runNode,
   tmpDir,
@@ -66,4 +69,26 @@ test('SIGKILL mid-burst: every flushed document survives, every line parses', as
   }
   assert.equal(p.nextBatch(), null);
   t.diagnostic(`last flushed seq ${lastFlushed}; ${seqs.length} actions recovered in ${batches.length} batches (highest seq ${seqs.at(-1)})`);
+});
+
+test('a closed stderr never turns a log line into an exception', async (t) => {
+  loadNative();
+  const dir = tmpDir(t);
+  // Logging on (not quiet), to a pipe nobody reads any more.
+  const env = { ...CHILD_ENV() };
+  delete env.RUM_NATIVE_QUIET;
+  const child = spawn(process.execPath, [childScript('child-closed-stderr.mjs'), dir], { env, cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stderr.destroy();
+  let stdout = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (c) => (stdout += c));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const [code, signal] = await new Promise((r) => child.on('close', (c, s) => r([c, s])));
+  clearTimeout(timer);
+  assert.equal(signal, null, `the child died with ${signal}`);
+  assert.equal(code, 0, `the child failed (stdout: ${stdout})`);
+  const res = JSON.parse(stdout.trim().split('\n').at(-1));
+  for (const [k, v] of Object.entries(res)) {
+    assert.equal(typeof v, 'boolean', `${k}() returned a boolean instead of throwing: ${JSON.stringify(v)}`);
+  }
 });

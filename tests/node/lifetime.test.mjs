@@ -66,3 +66,29 @@ test('a script that never calls stop() exits once its queued work is done, docum
   const p = attachPipeline(t, options);
   assert.deepEqual(actionSeqs(drainBatches(p).flatMap((b) => b.docs)), range(0, 3700), 'and readable, in order, through nextBatch');
 });
+
+test('a pipeline collected with events queued calls no JS from its finalizer and loses nothing', async (t) => {
+  loadNative();
+  const dir = tmpDir(t);
+  const r = await runNode(['--expose-gc', childScript('child-finalizer.mjs'), dir], { timeoutMs: 30_000 });
+  assert.equal(r.timedOut, false, `the child exited by itself (stderr: ${r.stderr.slice(0, 2000)})`);
+  assert.equal(r.code, 0, `the child succeeded (signal ${r.signal}, stderr: ${r.stderr.slice(0, 2000)})`);
+  const res = JSON.parse(r.stdout.trim().split('\n').at(-1));
+  assert.ok(res.queued > 0, 'events were queued when the pipeline was dropped');
+  assert.deepEqual(res.setTimeoutAfterDrop, [], 'the finalizer scheduled no timer (it called into JS)');
+  assert.equal(res.written, res.called, 'every action called before the drop is on disk');
+});
+
+test('the directory of a collected pipeline can be opened again while its writer finishes', async (t) => {
+  loadNative();
+  const dir = tmpDir(t);
+  const r = await runNode(['--expose-gc', childScript('child-reopen.mjs'), dir], { timeoutMs: 60_000 });
+  assert.equal(r.timedOut, false, `the child exited by itself (stderr: ${r.stderr.slice(0, 2000)})`);
+  assert.equal(r.code, 0, `the child succeeded (signal ${r.signal}, stderr: ${r.stderr.slice(0, 2000)})`);
+  const res = JSON.parse(r.stdout.trim().split('\n').at(-1));
+  assert.equal(res.error, undefined, `new RumPipeline on the same directory threw: ${res.error?.message}`);
+  assert.equal(res.attachedToOld, false, 'the old pipeline was collected before the reopen (the case under test)');
+  assert.equal(res.flushed, true);
+  assert.equal(res.actions, res.count, 'every action of the collected pipeline is readable after the reopen');
+  assert.equal(res.inOrder, true, 'each exactly once');
+});

@@ -6,7 +6,19 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { actionSeqs, burst, ofType, openPipeline, range, readBatchFiles, waitDrained } from './lib/helpers.mjs';
+import {
+  actionSeqs,
+  burst,
+  childScript,
+  loadNative,
+  ofType,
+  openPipeline,
+  range,
+  readBatchFiles,
+  runNode,
+  tmpDir,
+  waitDrained,
+} from './lib/helpers.mjs';
 
 const BIG_QUOTA = { diskQuotaBytes: 64 * 1024 * 1024 };
 
@@ -189,4 +201,82 @@ test('calls made from inside the mapper are not lost and do not break the pipeli
     assert.ok(names.indexOf(`echo-origin${i}`) > names.indexOf(`origin${i}`), 'after the action that triggered it');
   }
   assert.equal(names.filter((n) => /^a\d+$/.test(n)).length, 1000, 'the burst is intact');
+});
+
+test('a mapper throwing a value whose message getter throws: nothing thrown, slices keep running', async (t) => {
+  const uncaught = catchUncaught(t);
+  const { p, dir } = openPipeline(t, { turnBudgetMs: 1, ...BIG_QUOTA });
+  let armed = false;
+  p.setEventMapper((doc) => {
+    if (!armed) return doc;
+    // eslint-disable-next-line no-throw-literal
+    throw {
+      get message() {
+        throw new Error('message getter exploded');
+      },
+    };
+  });
+  p.startView('v', 'Hostile throw');
+  burst(p, 1500);
+  assert.ok(p.stats().queueLength > 0, 'part of the burst is queued, so the mapper also runs in slices');
+  armed = true;
+  assert.doesNotThrow(() => p.addAction('tap', 'x', { seq: 1500 }), 'the caller does not see the mapper failure');
+  await waitDrained(p, 10_000);
+  assert.equal(uncaught.length, 0, `nothing thrown into the event loop: ${uncaught.map((e) => e?.message)}`);
+  assert.equal(p.flush(), true);
+  const actions = ofType(readBatchFiles(dir).docs, 'action');
+  assert.deepEqual(actionSeqs(actions), range(0, 1501), 'every action written, in order');
+  assert.ok(p.stats().mapperErrors >= 1, 'the failures are counted');
+});
+
+test('a drain through the mapper does not keep every mapped document alive until it ends', async (t) => {
+  loadNative();
+  const dir = tmpDir(t);
+  const count = 80_000;
+  const r = await runNode(['--max-old-space-size=48', childScript('child-mapper-drain.mjs'), dir, String(count)], { timeoutMs: 60_000 });
+  assert.equal(r.timedOut, false, 'the drain finished');
+  assert.equal(r.signal, null, `the process died with ${r.signal} (stderr: ${r.stderr.slice(0, 400)})`);
+  assert.equal(r.code, 0, `the child failed (stderr: ${r.stderr.slice(0, 400)})`);
+  const res = JSON.parse(r.stdout.trim().split('\n').at(-1));
+  assert.ok(res.queued > count / 2, `most of the burst was queued for the drain (${res.queued})`);
+  assert.equal(res.flushed, true);
+  assert.equal(res.mapperErrors, 0);
+  assert.ok(res.mapped >= count, `the mapper saw every action (${res.mapped})`);
+});
+
+test('stop() called from inside the mapper stops queuing', (t) => {
+  const uncaught = catchUncaught(t);
+  const { p, dir } = openPipeline(t, { turnBudgetMs: 1, ...BIG_QUOTA });
+  let stopped;
+  p.setEventMapper((doc) => {
+    if (stopped === undefined && doc.type === 'action') stopped = p.stop();
+    return doc;
+  });
+  p.startView('v', 'Stop inside');
+  p.addAction('tap', 'stopper', { seq: -1 });
+  assert.equal(stopped, true, 'stop() returned true from inside the mapper');
+  const queuedBefore = p.stats().callsQueued;
+  burst(p, 3000);
+  const s = p.stats();
+  assert.equal(s.callsQueued, queuedBefore, 'after stop() every call is processed on the caller\'s turn');
+  assert.equal(s.queueLength, 0);
+  assert.equal(uncaught.length, 0);
+  assert.equal(p.flush(), true);
+  assert.deepEqual(actionSeqs(ofType(readBatchFiles(dir).docs, 'action')), [-1, ...range(0, 3000)]);
+});
+
+test('a mapper changes documents that carry the deepest attributes accepted', (t) => {
+  const { p, dir } = openPipeline(t);
+  // 16 levels: the deepest attribute value addAction accepts.
+  let deep = 1;
+  for (let i = 0; i < 15; i++) deep = { d: deep };
+  p.setEventMapper((doc) => {
+    doc.context.redacted = true;
+    return doc;
+  });
+  p.addAction('tap', 'deep', { deep });
+  assert.equal(p.flush(), true);
+  assert.equal(p.stats().mapperErrors, 0, 'the mapped document was read back');
+  const [a] = ofType(readBatchFiles(dir).docs, 'action');
+  assert.equal(a.context.redacted, true, "the mapper's change is written, not the unchanged document");
 });

@@ -69,7 +69,10 @@ export interface PipelineOptions {
   maxBatchFiles?: number
   /** Older batches are deleted, not uploaded, ms. @default 82800000 (23 h) */
   batchMaxAgeMs?: number
-  /** A larger document is dropped and counted; a larger argument is refused, bytes. @default 524288 */
+  /**
+   * A larger document is dropped and counted; a larger argument is refused, bytes; at most
+   * 67108864 (64 MiB). @default 524288
+   */
   eventMaxBytes?: number
   /** `flush()` and `markCrash()` wait at most this long for the writer, ms. @default 2000 */
   flushTimeoutMs?: number
