@@ -772,6 +772,8 @@ impl RumPipeline {
                     let mut data = ptr::null_mut();
                     let mut body = ptr::null_mut();
                     if sys::napi_create_arraybuffer(raw, b.body.len(), &mut data, &mut body) != sys::Status::napi_ok {
+                        // Nobody will complete this claim: release it so the next call returns it.
+                        let _ = self.shared.storage.complete_batch(&b.id, false);
                         return Err(Error::new(Status::GenericFailure, "nextBatch: cannot allocate the body"));
                     }
                     if !b.body.is_empty() {
