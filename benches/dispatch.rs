@@ -59,8 +59,9 @@ impl Clock for BenchClock {
 struct Timers(Rc<RefCell<VecDeque<Timer>>>);
 
 impl Scheduler for Timers {
-    fn schedule(&self, timer: Timer) {
+    fn schedule(&self, timer: Timer) -> bool {
         self.0.borrow_mut().push_back(timer);
+        true
     }
 }
 

@@ -10,6 +10,7 @@ use dispatch_support::*;
 use rum_native::core::config::TrackingConsent;
 use rum_native::core::document::{Document, DocumentKind};
 use rum_native::core::event::EventKind;
+use rum_native::core::seam::Timer;
 use rum_native::core::seam::{MapOutcome, MapperError};
 use serde_json::json;
 
@@ -180,4 +181,19 @@ fn a_consent_change_from_inside_the_mapper_follows_the_view_documents_owed_so_fa
     run_until_idle(&mut h.d);
     // q0's view update was called under the old consent: it is written before the change.
     assert_eq!(h.sink.shape(), "avCav");
+}
+
+#[test]
+fn a_refused_slice_timer_is_asked_for_again_by_the_next_call() {
+    let mut h = harness(4, 100, 3_000_000);
+    h.d.call(start_view("home"), no_attrs());
+    h.d.call(action("a1"), no_attrs()); // the budget is spent
+    h.d.scheduler().refuse_next(1);
+    h.d.call(action("a2"), no_attrs()); // queued; the engine refuses its slice timer
+    assert!(!h.d.scheduler().pending().contains(&Timer::Slice));
+    h.d.call(action("a3"), no_attrs()); // queued behind it: the slice is asked for again
+    assert!(h.d.scheduler().pending().contains(&Timer::Slice), "the queue must not wait for a drain");
+    run_until_idle(&mut h.d);
+    assert_eq!(h.d.queue_len(), 0);
+    assert_eq!(h.sink.action_names(), vec!["a1", "a2", "a3"]);
 }

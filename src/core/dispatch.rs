@@ -265,8 +265,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     }
 
     fn schedule_slice(&mut self) {
-        self.slice_scheduled = true;
-        self.scheduler.schedule(Timer::Slice);
+        self.slice_scheduled = self.scheduler.schedule(Timer::Slice);
     }
 
     /// Adds time spent on the caller's turn; the turn's first processing schedules its end.
@@ -280,8 +279,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
             self.counters().longest_inline_turn_us.max(self.turn.inline_ns / 1_000);
         }
         if !self.turn.end_scheduled {
-            self.turn.end_scheduled = true;
-            self.scheduler.schedule(Timer::TurnEnd);
+            self.turn.end_scheduled = self.scheduler.schedule(Timer::TurnEnd);
         }
     }
 

@@ -30,7 +30,9 @@ pub enum Timer {
 /// Schedules a [`Timer`] on a later turn (`setTimeout(fn, 0)` on the JS thread). The host calls
 /// the dispatcher back with the same `Timer` when it fires.
 pub trait Scheduler {
-    fn schedule(&self, timer: Timer);
+    /// Whether the timer will fire. On `false` (the engine refused the timer) the dispatcher
+    /// asks again at its next opportunity instead of waiting for a callback that never comes.
+    fn schedule(&self, timer: Timer) -> bool;
 }
 
 /// Why a document could not be handed to storage.

@@ -149,9 +149,9 @@ impl HostScheduler {
 }
 
 impl Scheduler for HostScheduler {
-    fn schedule(&self, timer: Timer) {
+    fn schedule(&self, timer: Timer) -> bool {
         if self.detached.get() {
-            return;
+            return false;
         }
         let callback = match timer {
             Timer::TurnEnd => &self.turn_end,
@@ -159,7 +159,7 @@ impl Scheduler for HostScheduler {
         };
         let (Some(set_timeout), Some(callback)) = (self.set_timeout.value(), callback.value()) else {
             log::error("cannot schedule a slice: the timer function is gone");
-            return;
+            return false;
         };
         let mut zero = ptr::null_mut();
         let mut undefined = ptr::null_mut();
@@ -174,7 +174,9 @@ impl Scheduler for HostScheduler {
         if status != sys::Status::napi_ok {
             let why = Reader::new(self.env, "setTimeout").take_exception().unwrap_or_default();
             log::error(&format!("cannot schedule a slice with setTimeout: {why}"));
+            return false;
         }
+        true
     }
 }
 

@@ -3,7 +3,7 @@
 //! as event-loop turns, and a sink that records what it receives. Nothing sleeps.
 #![allow(dead_code)]
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::ops::Range;
 use std::rc::Rc;
@@ -48,15 +48,25 @@ impl Clock for VClock {
 
 /// Timers in the order they were scheduled; the test fires them.
 #[derive(Clone, Debug, Default)]
-pub struct ManualScheduler(Rc<RefCell<VecDeque<Timer>>>);
+pub struct ManualScheduler(Rc<RefCell<VecDeque<Timer>>>, Rc<Cell<u32>>);
 
 impl Scheduler for ManualScheduler {
-    fn schedule(&self, timer: Timer) {
+    fn schedule(&self, timer: Timer) -> bool {
+        if self.1.get() > 0 {
+            self.1.set(self.1.get() - 1);
+            return false;
+        }
         self.0.borrow_mut().push_back(timer);
+        true
     }
 }
 
 impl ManualScheduler {
+    /// The next `n` timers are refused, as an engine that cannot schedule them would.
+    pub fn refuse_next(&self, n: u32) {
+        self.1.set(n);
+    }
+
     pub fn pending(&self) -> Vec<Timer> {
         self.0.borrow().iter().copied().collect()
     }
