@@ -1,5 +1,5 @@
 //! The seams between the core and its host: traits the core owns, implemented for real by the
-//! binding (`src/napi`) and the storage writer, and by fakes in tests. Time is injected through
+//! JS binding and the storage writer, and by fakes in tests. Time is injected through
 //! [`Clock`] and later turns through [`Scheduler`], so every dispatch rule is tested on a virtual
 //! clock without sleeping.
 
