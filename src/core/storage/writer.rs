@@ -163,6 +163,9 @@ impl Writer {
                 store.write_out_all();
                 store.apply_consent(consent);
                 store.publish();
+                // A migration writes and fsyncs, and opens batches on a fresh clock: the rest of
+                // this drain must not open one that looks older.
+                self.now = store.now();
             }
             Msg::Flush { sync, ack } => {
                 let outcome = self.flush(sync);

@@ -96,7 +96,9 @@ export function readBatchFiles(dir, { includeClaimed = false } = {}) {
       docs: parseNdjson(text, `${rum}/${name}`),
     });
   }
-  files.sort((a, b) => a.created - b.created || a.seq - b.seq);
+  // Creation order is the file seq (names.rs): `created_ms` is the writer's clock, which may be
+  // read a few ms before a batch another step of the same drain opened.
+  files.sort((a, b) => a.seq - b.seq);
   return { files, docs: files.flatMap((f) => f.docs), names };
 }
 
