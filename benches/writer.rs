@@ -206,7 +206,12 @@ fn main() {
     println!("{:<44} {:>14} {:>14}", "", "median", "p95 (slowest)");
     println!("{:<44} {:>11.0} /s {:>11.0} /s", "floor: 64 KiB appends, documents", docs / floor_med, docs / floor_p95);
     println!("{:<44} {:>9.1} MB/s {:>9.1} MB/s", "floor: 64 KiB appends, bytes", mb / floor_med, mb / floor_p95);
-    println!("{:<44} {:>11.0} /s {:>11.0} /s", "writer, send to flushed: documents", docs / writer_med, docs / writer_p95);
+    println!(
+        "{:<44} {:>11.0} /s {:>11.0} /s",
+        "writer, send to flushed: documents",
+        docs / writer_med,
+        docs / writer_p95
+    );
     println!("{:<44} {:>9.1} MB/s {:>9.1} MB/s", "writer, send to flushed: bytes", mb / writer_med, mb / writer_p95);
     println!(
         "{:<44} {:>11.0} /s {:>11.0} /s",

@@ -27,6 +27,10 @@ if [ "$node_major" -lt 18 ]; then
   exit 1
 fi
 
+step "cargo fmt --check (rustfmt.toml)"
+cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
+cargo fmt --check
+
 step "cargo test (core and storage, no JS engine)"
 cargo test --no-default-features --all-targets
 

@@ -29,10 +29,7 @@ pub fn log(level: Level, msg: &str) {
     use ohos_hilog_binding::{hilog_debug, hilog_error, hilog_info, hilog_warn};
     static INIT: std::sync::Once = std::sync::Once::new();
     INIT.call_once(|| {
-        ohos_hilog_binding::set_global_options(ohos_hilog_binding::LogOptions {
-            domain: HILOG_DOMAIN,
-            tag: TAG,
-        });
+        ohos_hilog_binding::set_global_options(ohos_hilog_binding::LogOptions { domain: HILOG_DOMAIN, tag: TAG });
     });
     let msg = escape_percent(msg);
     match level {

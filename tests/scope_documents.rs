@@ -10,9 +10,13 @@ use rum_native::core::event::{ActionType, ErrorSource, EventKind, ResourceKind, 
 use rum_native::core::scope::LAUNCH_VIEW_NAME;
 use serde_json::{json, Value};
 
+/// The line the writer writes, checked byte for byte against serde_json's serialization of the
+/// same document (the writer uses its own faster serializer, `core::json`).
 fn to_json(d: &Document) -> Value {
     let mut line = Vec::new();
     d.write_json(&mut line).expect("serialize");
+    let reference = serde_json::to_vec(d).expect("serde_json serializes");
+    assert_eq!(String::from_utf8_lossy(&line), String::from_utf8_lossy(&reference), "same bytes as serde_json");
     serde_json::from_slice(&line).expect("valid JSON")
 }
 

@@ -1,10 +1,11 @@
 //! A writer killed with SIGKILL in the middle of a burst. The child is this test binary run again
 //! (`crash_child`, selected by name with `--exact --nocapture`, told its directory by an
 //! environment variable): it writes without pause, flushes every `FLUSH_EVERY` documents and
-//! prints `FLUSHED <seq>` after each flush that returned. The parent kills it at a different
-//! moment each round, reopens the directory, and checks: every line parses (the torn tail is
-//! gone), the lines are the documents in send order with no gap, and everything flushed before
-//! the kill is there.
+//! prints `FLUSHED <seq>` after each flush that returned, and `MIDWRITE` while a write is half
+//! done. The parent kills it at a different moment each round — every other round right after a
+//! `MIDWRITE`, so some kill surely cuts a line however fast or loaded the machine is — reopens
+//! the directory, and checks: every line parses (the torn tail is gone), the lines are the
+//! documents in send order with no gap, and everything flushed before the kill is there.
 
 mod storage_support;
 
@@ -43,22 +44,30 @@ fn crash_child() {
     let start: u64 = std::env::var(CHILD_START).unwrap().parse().unwrap();
     // Every write is made in two halves with a pause between, as a write the kernel cuts short:
     // a kill then often lands inside a line, and the reopen must cut it.
-    let fs = FaultFs::new();
+    let mut fs = FaultFs::new();
     fs.split_writes(Duration::from_millis(5));
+    fs.mid_write = Some(std::sync::Arc::new(|| {
+        say("MIDWRITE");
+    }));
     let options = StorageOptions { fs: std::sync::Arc::new(fs), ..StorageOptions::default() };
     let storage = Storage::open(&config(Path::new(&dir)), options).unwrap();
     let sink = storage.sink();
-    let mut out = std::io::stdout().lock();
     let deadline = Instant::now() + Duration::from_secs(30); // never outlive a failed parent
     for seq in start.. {
         sink.write(action(seq, 100 + (seq as usize % 13) * 300)).unwrap();
         if (seq - start) % FLUSH_EVERY == FLUSH_EVERY - 1 {
             assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
-            if writeln!(out, "FLUSHED {seq}").and_then(|_| out.flush()).is_err() || Instant::now() > deadline {
+            if !say(&format!("FLUSHED {seq}")) || Instant::now() > deadline {
                 return;
             }
         }
     }
+}
+
+/// One line to the parent, at once (from the writer thread too). False once the parent is gone.
+fn say(line: &str) -> bool {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{line}").and_then(|_| out.flush()).is_ok()
 }
 
 fn flushed_seq(line: &str) -> Option<u64> {
@@ -99,7 +108,20 @@ fn a_killed_writer_loses_nothing_flushed_and_leaves_no_torn_line() {
                 last_flushed = Some(seq);
             }
         }
-        std::thread::sleep(Duration::from_micros((round * 337) % 1_500)); // anywhere in the burst
+        if round % 2 == 1 {
+            // Inside a write: its first half is in the file.
+            loop {
+                line.clear();
+                assert!(reader.read_line(&mut line).unwrap() > 0, "the child ended before the kill");
+                if let Some(seq) = flushed_seq(&line) {
+                    last_flushed = Some(seq);
+                } else if line.trim() == "MIDWRITE" {
+                    break;
+                }
+            }
+        } else {
+            std::thread::sleep(Duration::from_micros((round * 337) % 1_500)); // anywhere in the burst
+        }
         child.kill().unwrap(); // SIGKILL
         for line in reader.lines() {
             if let Some(seq) = line.ok().as_deref().and_then(flushed_seq) {

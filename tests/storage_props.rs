@@ -112,7 +112,9 @@ fn run(quota: u64, max_files: u32, steps: &[Step]) -> Result<(), TestCaseError> 
                         Ok(()) => {}
                         Err(e) => prop_assert!(
                             clock.now() - at >= config.claim_timeout_ms as i64,
-                            "{} for a claim of {} ms", e, clock.now() - at
+                            "{} for a claim of {} ms",
+                            e,
+                            clock.now() - at
                         ),
                     }
                 }

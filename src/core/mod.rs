@@ -7,6 +7,7 @@ pub mod dispatch;
 pub mod document;
 pub mod event;
 pub mod ids;
+pub mod json;
 pub mod pipeline;
 pub mod scope;
 pub mod seam;

@@ -19,7 +19,8 @@ use super::config::{
     SESSION_MAX_DURATION_MS,
 };
 use super::document::{
-    ActionDocument, Common, Document, ErrorDocument, Identity, ResourceDocument, ViewDocument, ViewRef, CustomTimings};
+    ActionDocument, Common, CustomTimings, Document, ErrorDocument, Identity, ResourceDocument, ViewDocument, ViewRef,
+};
 use super::event::{Attributes, Event, EventKind, UserInfo};
 use super::ids::IdGen;
 use super::stats::DispatchCounters;

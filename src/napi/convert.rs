@@ -229,7 +229,13 @@ impl Reader {
         // SAFETY: the buffer has STACK_STRING_BYTES bytes; the engine writes at most that many
         // (the NUL included) and reports how many it wrote before the NUL.
         let status = unsafe {
-            sys::napi_get_value_string_utf8(self.env, value, stack.as_mut_ptr().cast(), STACK_STRING_BYTES, &mut written)
+            sys::napi_get_value_string_utf8(
+                self.env,
+                value,
+                stack.as_mut_ptr().cast(),
+                STACK_STRING_BYTES,
+                &mut written,
+            )
         };
         if status != sys::Status::napi_ok {
             return Err(self.napi_failed(arg));
@@ -250,9 +256,8 @@ impl Reader {
         // Uninitialised capacity, not a zeroed buffer: the engine writes every byte we keep.
         let mut buf: Vec<u8> = Vec::with_capacity(len + 1);
         // SAFETY: buf has room for len bytes plus the NUL the engine writes.
-        let status = unsafe {
-            sys::napi_get_value_string_utf8(self.env, value, buf.as_mut_ptr().cast(), len + 1, &mut written)
-        };
+        let status =
+            unsafe { sys::napi_get_value_string_utf8(self.env, value, buf.as_mut_ptr().cast(), len + 1, &mut written) };
         if status != sys::Status::napi_ok {
             return Err(self.napi_failed(arg));
         }
@@ -323,7 +328,13 @@ impl Reader {
         Ok(n as u64)
     }
 
-    pub fn opt_integer(&self, value: sys::napi_value, arg: impl Display + Copy, min: f64, max: f64) -> ArgResult<Option<u64>> {
+    pub fn opt_integer(
+        &self,
+        value: sys::napi_value,
+        arg: impl Display + Copy,
+        min: f64,
+        max: f64,
+    ) -> ArgResult<Option<u64>> {
         if self.is_nullish(value) {
             return Ok(None);
         }
@@ -350,9 +361,7 @@ impl Reader {
         allowed: &[&str],
     ) -> ArgResult<T> {
         let s = self.string(value, arg)?;
-        parse(&s).ok_or_else(|| {
-            self.range_err(arg, format_args!("must be one of {}, got {s:?}", allowed.join(", ")))
-        })
+        parse(&s).ok_or_else(|| self.range_err(arg, format_args!("must be one of {}, got {s:?}", allowed.join(", "))))
     }
 
     /// The length of an array or an array-like (`length` + indices, as a Sendable
@@ -402,7 +411,12 @@ impl Reader {
 
     /// Own enumerable string keys and their values; more than `max_keys` keys is refused before
     /// any is read.
-    pub fn keys(&self, obj: sys::napi_value, arg: impl Display + Copy, max_keys: usize) -> ArgResult<Vec<(String, sys::napi_value)>> {
+    pub fn keys(
+        &self,
+        obj: sys::napi_value,
+        arg: impl Display + Copy,
+        max_keys: usize,
+    ) -> ArgResult<Vec<(String, sys::napi_value)>> {
         let mut names = ptr::null_mut();
         // SAFETY: obj is an object; proxies run their ownKeys trap here and may throw.
         let status = unsafe {
@@ -422,7 +436,9 @@ impl Reader {
         // SAFETY: names is an array.
         unsafe { sys::napi_get_array_length(self.env, names, &mut len) };
         if len as usize > max_keys {
-            return Err(self.range_err(arg, format_args!("has {len} keys: it makes the event larger than eventMaxBytes")));
+            return Err(
+                self.range_err(arg, format_args!("has {len} keys: it makes the event larger than eventMaxBytes"))
+            );
         }
         let mut out = Vec::with_capacity(len as usize);
         for i in 0..len {
@@ -445,7 +461,12 @@ impl Reader {
     /// properties) → its own enumerable properties; a `Map` (or `collections.Map`) → its entries.
     /// Values must be JSON-like; `undefined` members are skipped as `JSON.stringify` does, Dates
     /// become their epoch milliseconds. The copy is refused if it exceeds `max_bytes` of JSON.
-    pub fn attributes(&self, value: sys::napi_value, arg: impl Display + Copy, max_bytes: usize) -> ArgResult<Attributes> {
+    pub fn attributes(
+        &self,
+        value: sys::napi_value,
+        arg: impl Display + Copy,
+        max_bytes: usize,
+    ) -> ArgResult<Attributes> {
         self.object_of(value, arg, max_bytes, 0)
     }
 
@@ -453,15 +474,27 @@ impl Reader {
     /// level down in it (`context`, `usr`), so it may nest one level deeper than attributes may:
     /// otherwise a document carrying the deepest attributes accepted could not be read back, and
     /// the mapper's changes (a redaction) were dropped in favour of the unchanged document.
-    pub fn document(&self, value: sys::napi_value, arg: impl Display + Copy, max_bytes: usize) -> ArgResult<Attributes> {
+    pub fn document(
+        &self,
+        value: sys::napi_value,
+        arg: impl Display + Copy,
+        max_bytes: usize,
+    ) -> ArgResult<Attributes> {
         self.object_of(value, arg, max_bytes, 1)
     }
 
-    fn object_of(&self, value: sys::napi_value, arg: impl Display + Copy, max_bytes: usize, extra_depth: usize) -> ArgResult<Attributes> {
+    fn object_of(
+        &self,
+        value: sys::napi_value,
+        arg: impl Display + Copy,
+        max_bytes: usize,
+        extra_depth: usize,
+    ) -> ArgResult<Attributes> {
         match self.type_of(value) {
             UNDEFINED | NULL => Ok(Attributes::new()),
             OBJECT => {
-                let mut budget = Budget { left: max_bytes, max: max_bytes, max_depth: MAX_ATTRIBUTE_DEPTH + extra_depth };
+                let mut budget =
+                    Budget { left: max_bytes, max: max_bytes, max_depth: MAX_ATTRIBUTE_DEPTH + extra_depth };
                 if self.is_array(value) {
                     return Err(self.type_err(arg, "must be an object of attributes, got an array"));
                 }
@@ -480,7 +513,12 @@ impl Reader {
     /// The entries of a Map-like object (a JS `Map` or ArkTS `collections.Map`), read through its
     /// iterator and converted one by one, each charged to the budget as it is read (so an endless
     /// iterator ends in a RangeError); None for any other object.
-    fn map_entries(&self, obj: sys::napi_value, arg: impl Display + Copy, budget: &mut Budget) -> ArgResult<Option<Attributes>> {
+    fn map_entries(
+        &self,
+        obj: sys::napi_value,
+        arg: impl Display + Copy,
+        budget: &mut Budget,
+    ) -> ArgResult<Option<Attributes>> {
         if !self.is_map(obj) {
             return Ok(None);
         }
@@ -527,9 +565,17 @@ impl Reader {
     }
 
     /// One JSON-like value; None for members JSON drops (`undefined`).
-    fn json(&self, value: sys::napi_value, at: &dyn Display, depth: usize, budget: &mut Budget) -> ArgResult<Option<Value>> {
+    fn json(
+        &self,
+        value: sys::napi_value,
+        at: &dyn Display,
+        depth: usize,
+        budget: &mut Budget,
+    ) -> ArgResult<Option<Value>> {
         if depth > budget.max_depth {
-            return Err(self.range_err(at, format_args!("nests deeper than {MAX_ATTRIBUTE_DEPTH} levels (is it cyclic?)")));
+            return Err(
+                self.range_err(at, format_args!("nests deeper than {MAX_ATTRIBUTE_DEPTH} levels (is it cyclic?)"))
+            );
         }
         match self.type_of(value) {
             UNDEFINED => Ok(None),

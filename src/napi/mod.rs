@@ -5,10 +5,10 @@
 mod convert;
 mod floor;
 mod host;
-mod pipeline;
-mod registry;
 #[cfg(not(target_env = "ohos"))]
 mod node_host;
+mod pipeline;
+mod registry;
 
 use napi_ohos::bindgen_prelude::*;
 

@@ -46,7 +46,11 @@ fn node_unref() -> Option<UnrefFn> {
 /// # Safety
 /// Same contract as Node-API's `napi_reference_unref`.
 #[no_mangle]
-pub unsafe extern "C" fn napi_reference_unref(env: sys::napi_env, r: sys::napi_ref, result: *mut u32) -> sys::napi_status {
+pub unsafe extern "C" fn napi_reference_unref(
+    env: sys::napi_env,
+    r: sys::napi_ref,
+    result: *mut u32,
+) -> sys::napi_status {
     let Some(real) = node_unref() else {
         return sys::Status::napi_generic_failure;
     };

@@ -188,7 +188,9 @@ impl Drop for RumPipeline {
         let exit = self.exit();
         let (has_mapper, ran, env) = (exit.has_mapper.get(), exit.ran.get(), exit.env);
         // A panic may not unwind into the engine (this runs in an `extern "C"` finalizer).
-        let _ = catch_unwind(AssertUnwindSafe(|| drain_without_js(&self.dispatcher, has_mapper, "a RumPipeline was collected")));
+        let _ = catch_unwind(AssertUnwindSafe(|| {
+            drain_without_js(&self.dispatcher, has_mapper, "a RumPipeline was collected")
+        }));
         if !ran {
             // SAFETY: the hook was registered on env, which is alive (its teardown hook has not
             // run), with this exact function and argument.
@@ -272,7 +274,10 @@ impl PipelineOptions {
         let consent = match self.tracking_consent.as_deref() {
             None => d.tracking_consent,
             Some(s) => TrackingConsent::parse(s).ok_or_else(|| {
-                r.range_err("options.trackingConsent", format_args!("must be granted, not_granted or pending, got {s:?}"))
+                r.range_err(
+                    "options.trackingConsent",
+                    format_args!("must be granted, not_granted or pending, got {s:?}"),
+                )
             })?,
         };
         let config = Config {
@@ -282,15 +287,30 @@ impl PipelineOptions {
             version: self.version.unwrap_or_default(),
             env: self.env,
             tracking_consent: consent,
-            turn_budget_ms: positive(r, self.turn_budget_ms, "options.turnBudgetMs", d.turn_budget_ms.into(), 1_000.0)? as u32,
-            queue_capacity: positive(r, self.queue_capacity, "options.queueCapacity", d.queue_capacity as u64, 1e6)? as usize,
+            turn_budget_ms: positive(r, self.turn_budget_ms, "options.turnBudgetMs", d.turn_budget_ms.into(), 1_000.0)?
+                as u32,
+            queue_capacity: positive(r, self.queue_capacity, "options.queueCapacity", d.queue_capacity as u64, 1e6)?
+                as usize,
             batch_max_bytes: positive(r, self.batch_max_bytes, "options.batchMaxBytes", d.batch_max_bytes, BIG)?,
             batch_window_ms: positive(r, self.batch_window_ms, "options.batchWindowMs", d.batch_window_ms, BIG)?,
             disk_quota_bytes: positive(r, self.disk_quota_bytes, "options.diskQuotaBytes", d.disk_quota_bytes, BIG)?,
-            max_batch_files: positive(r, self.max_batch_files, "options.maxBatchFiles", d.max_batch_files.into(), 1e6)? as u32,
+            max_batch_files: positive(r, self.max_batch_files, "options.maxBatchFiles", d.max_batch_files.into(), 1e6)?
+                as u32,
             batch_max_age_ms: positive(r, self.batch_max_age_ms, "options.batchMaxAgeMs", d.batch_max_age_ms, BIG)?,
-            event_max_bytes: positive(r, self.event_max_bytes, "options.eventMaxBytes", d.event_max_bytes, EVENT_MAX_BYTES_CAP)?,
-            flush_timeout_ms: positive(r, self.flush_timeout_ms, "options.flushTimeoutMs", d.flush_timeout_ms.into(), 60_000.0)? as u32,
+            event_max_bytes: positive(
+                r,
+                self.event_max_bytes,
+                "options.eventMaxBytes",
+                d.event_max_bytes,
+                EVENT_MAX_BYTES_CAP,
+            )?,
+            flush_timeout_ms: positive(
+                r,
+                self.flush_timeout_ms,
+                "options.flushTimeoutMs",
+                d.flush_timeout_ms.into(),
+                60_000.0,
+            )? as u32,
             ..d
         };
         config.validate().map_err(|e| r.range_err(&format!("options.{}", e.field), &e.reason))?;
@@ -366,7 +386,10 @@ impl RumPipeline {
         if status != sys::Status::napi_ok {
             // SAFETY: never registered: freed once, here.
             drop(unsafe { Box::from_raw(exit.as_ptr()) });
-            return Err(Error::new(Status::GenericFailure, "RumPipeline: cannot register the environment teardown hook"));
+            return Err(Error::new(
+                Status::GenericFailure,
+                "RumPipeline: cannot register the environment teardown hook",
+            ));
         }
         Ok(Self { shared, dispatcher, inbox, clock, _timers: timers, max_event, exit })
     }
@@ -447,7 +470,14 @@ impl RumPipeline {
 
     /// One action's arguments. `index` is its place in `addActions`, which prefixes the argument
     /// names in errors; the names are only built when an error needs them.
-    fn action(&self, r: &Reader, t: &Unknown, name: &Unknown, attributes: &Unknown, index: Option<usize>) -> ArgResult<(EventKind, Attributes)> {
+    fn action(
+        &self,
+        r: &Reader,
+        t: &Unknown,
+        name: &Unknown,
+        attributes: &Unknown,
+        index: Option<usize>,
+    ) -> ArgResult<(EventKind, Attributes)> {
         let read = || -> ArgResult<(EventKind, Attributes)> {
             let action_type = r.enumerated(t.raw(), "type", ActionType::parse, ActionType::ALL)?;
             let name = r.bounded_string(name.raw(), "name", self.max_event)?;
@@ -474,7 +504,10 @@ impl RumPipeline {
         let batch = checked(&env, || {
             let len = r.length(events.raw(), "events")?;
             if len > MAX_ACTIONS_PER_CALL {
-                return Err(r.range_err("events", format_args!("has {len} elements, more than the {MAX_ACTIONS_PER_CALL} one call may carry")));
+                return Err(r.range_err(
+                    "events",
+                    format_args!("has {len} elements, more than the {MAX_ACTIONS_PER_CALL} one call may carry"),
+                ));
             }
             let mut out = Vec::with_capacity(len as usize);
             for i in 0..len {
@@ -501,8 +534,18 @@ impl RumPipeline {
     }
 
     /// Records an error; everything called before it is processed first.
-    #[napi(catch_unwind, ts_args_type = "message: string, source: ErrorSource, stack?: string, attributes?: Attributes")]
-    pub fn add_error(&self, env: Env, message: Unknown, source: Unknown, stack: Unknown, attributes: Unknown) -> Result<()> {
+    #[napi(
+        catch_unwind,
+        ts_args_type = "message: string, source: ErrorSource, stack?: string, attributes?: Attributes"
+    )]
+    pub fn add_error(
+        &self,
+        env: Env,
+        message: Unknown,
+        source: Unknown,
+        stack: Unknown,
+        attributes: Unknown,
+    ) -> Result<()> {
         self.record(&env, "addError", |r| {
             let message = self.text(r, &message, "message")?;
             let source = r.enumerated(source.raw(), "source", ErrorSource::parse, ErrorSource::ALL)?;
@@ -525,7 +568,14 @@ impl RumPipeline {
 
     /// Starts a resource (a network request) identified by `key`.
     #[napi(catch_unwind, ts_args_type = "key: string, method: string, url: string, attributes?: Attributes")]
-    pub fn start_resource(&self, env: Env, key: Unknown, method: Unknown, url: Unknown, attributes: Unknown) -> Result<()> {
+    pub fn start_resource(
+        &self,
+        env: Env,
+        key: Unknown,
+        method: Unknown,
+        url: Unknown,
+        attributes: Unknown,
+    ) -> Result<()> {
         self.record(&env, "startResource", |r| {
             let key = self.text(r, &key, "key")?;
             let method = self.text(r, &method, "method")?;
@@ -702,7 +752,9 @@ impl RumPipeline {
                 d.set_mapper(mapper.map(|m| Box::new(m) as _));
                 Ok(())
             }
-            Err(_) => Err(throw(&env, ArgError::Type("setEventMapper: cannot be called from inside the event mapper".into()))),
+            Err(_) => {
+                Err(throw(&env, ArgError::Type("setEventMapper: cannot be called from inside the event mapper".into())))
+            }
         }
     }
 
@@ -799,7 +851,8 @@ impl RumPipeline {
     #[napi(catch_unwind, ts_args_type = "id: string, delivered: boolean")]
     pub fn complete_batch(&self, env: Env, id: Unknown, delivered: Unknown) -> Result<()> {
         let r = self.reader(&env, "completeBatch");
-        let (id, delivered) = checked(&env, || Ok((r.string(id.raw(), "id")?, r.boolean(delivered.raw(), "delivered")?)))?;
+        let (id, delivered) =
+            checked(&env, || Ok((r.string(id.raw(), "id")?, r.boolean(delivered.raw(), "delivered")?)))?;
         self.shared
             .storage
             .complete_batch(&id, delivered)

@@ -187,7 +187,9 @@ pub fn parse_lines(data: &[u8]) -> Vec<Value> {
     }
     data.split(|&b| b == b'\n')
         .filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_slice(l).unwrap_or_else(|e| panic!("unparsable line {e}: {}", String::from_utf8_lossy(l))))
+        .map(|l| {
+            serde_json::from_slice(l).unwrap_or_else(|e| panic!("unparsable line {e}: {}", String::from_utf8_lossy(l)))
+        })
         .collect()
 }
 
@@ -283,6 +285,8 @@ type Hook = Arc<dyn Fn() + Send + Sync>;
 pub struct FaultFs {
     pub state: Arc<(Mutex<FaultState>, Condvar)>,
     pub after_change: Option<Hook>,
+    /// Run in the pause of a split write, after its first half reached the file.
+    pub mid_write: Option<Hook>,
 }
 
 impl FaultFs {
@@ -326,7 +330,10 @@ impl FaultFs {
                 s = self.state.1.wait(s).unwrap();
             }
         }
-        let hit = s.faults.iter_mut().find(|f| f.op == op && f.times > 0 && path.to_string_lossy().contains(&f.path_contains))?;
+        let hit = s
+            .faults
+            .iter_mut()
+            .find(|f| f.op == op && f.times > 0 && path.to_string_lossy().contains(&f.path_contains))?;
         hit.times -= 1;
         Some(hit.clone())
     }
@@ -360,6 +367,9 @@ impl AppendFile for FaultFile {
         let split = self.fs.state.0.lock().unwrap().split_writes;
         let r = match split {
             Some(pause) if buf.len() > 1 => self.inner.write_all(&buf[..buf.len() / 2]).and_then(|_| {
+                if let Some(hook) = &self.fs.mid_write {
+                    hook();
+                }
                 std::thread::sleep(pause);
                 self.inner.write_all(&buf[buf.len() / 2..])
             }),

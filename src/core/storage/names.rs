@@ -94,10 +94,7 @@ mod tests {
         let id = FileId { seq: 7, created_ms: 1_700_000_000_123 };
         assert_eq!(id.batch_name(), "batch-1700000000123-7.ndjson");
         assert_eq!(FileName::parse(&id.batch_name()), Some(FileName::Batch(id)));
-        assert_eq!(
-            FileName::parse(&id.claimed_name(42)),
-            Some(FileName::Claimed { id, claimed_ms: 42 })
-        );
+        assert_eq!(FileName::parse(&id.claimed_name(42)), Some(FileName::Claimed { id, claimed_ms: 42 }));
         assert_eq!(FileName::parse(&id.buffer_name()), Some(FileName::Buffer(id)));
     }
 

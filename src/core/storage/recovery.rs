@@ -136,12 +136,8 @@ fn adopt_pre_consent(store: &mut Store) -> Option<u64> {
 fn apply_limits(store: &mut Store, now: i64) {
     store.evict_aged(now);
     let largest = store.limits.largest_batch();
-    let oversize: Vec<FileId> = store
-        .batches
-        .iter()
-        .filter(|(_, e)| e.claimed_ms.is_none() && e.bytes > largest)
-        .map(|(id, _)| *id)
-        .collect();
+    let oversize: Vec<FileId> =
+        store.batches.iter().filter(|(_, e)| e.claimed_ms.is_none() && e.bytes > largest).map(|(id, _)| *id).collect();
     for id in oversize {
         store.evict(id, Eviction::Oversize);
     }

@@ -201,7 +201,9 @@ impl Store {
         let len = line.len() as u64;
         if len > self.limits.disk_quota_bytes {
             self.counters.dropped_oversize.incr();
-            self.warn_once(warn::DROP_OVERSIZE, || format!("a {len}-byte document is larger than the disk quota: dropped"));
+            self.warn_once(warn::DROP_OVERSIZE, || {
+                format!("a {len}-byte document is larger than the disk quota: dropped")
+            });
             return;
         }
         if self.active_is_due(now, len) {
@@ -215,7 +217,9 @@ impl Store {
         if self.active.is_none() {
             if !self.make_file_room() {
                 self.counters.dropped_file_cap.incr();
-                self.warn_once(warn::DROP_FILE_CAP, || "batch file cap reached with claimed batches: new documents are dropped".into());
+                self.warn_once(warn::DROP_FILE_CAP, || {
+                    "batch file cap reached with claimed batches: new documents are dropped".into()
+                });
                 return;
             }
             let id = self.new_id(now);
@@ -235,8 +239,7 @@ impl Store {
     /// size, or its window has passed.
     fn active_is_due(&self, now: i64, len: u64) -> bool {
         let Some(a) = &self.active else { return false };
-        a.seg.events() > 0
-            && (a.seg.bytes() + len > self.limits.batch_max_bytes || self.window_passed(a.id, now))
+        a.seg.events() > 0 && (a.seg.bytes() + len > self.limits.batch_max_bytes || self.window_passed(a.id, now))
     }
 
     pub fn window_passed(&self, id: FileId, now: i64) -> bool {
@@ -384,7 +387,9 @@ impl Store {
         let aged: Vec<FileId> = self
             .batches
             .iter()
-            .filter(|(id, e)| e.claimed_ms.is_none() && now.saturating_sub(id.created_ms) >= self.limits.batch_max_age_ms)
+            .filter(|(id, e)| {
+                e.claimed_ms.is_none() && now.saturating_sub(id.created_ms) >= self.limits.batch_max_age_ms
+            })
             .map(|(id, _)| *id)
             .collect();
         for id in aged {

@@ -25,11 +25,16 @@ pub(crate) enum Msg {
     Doc(Document),
     Consent(TrackingConsent),
     /// Write everything sent before, seal the active batch (and fsync if `sync`), then answer.
-    Flush { sync: bool, ack: Sender<FlushOutcome> },
+    Flush {
+        sync: bool,
+        ack: Sender<FlushOutcome>,
+    },
     /// Seal the active batch, without an answer.
     Seal,
     /// Flush, answer, and stop.
-    Shutdown { ack: Sender<()> },
+    Shutdown {
+        ack: Sender<()>,
+    },
 }
 
 /// What the writer thread and the upload side share.

@@ -1,0 +1,657 @@
+//! The writer thread's JSON serializer: a `serde::Serializer` that writes the same bytes as
+//! `serde_json::to_writer` (compact form), faster for documents.
+//!
+//! Why it exists: in a burst the writer spent most of its time in serde_json's string escaping,
+//! which looks at one byte at a time, and an action document is mostly one long attribute string
+//! (`benches/writer.rs`). Here strings are scanned eight bytes at a time and copied in runs, and
+//! numbers are written with `itoa`. Floats go through serde_json itself (rare in documents, and
+//! its shortest-representation output is the one to match). Documents keep a single definition of
+//! their format — their `Serialize` impls — which `serde_json::to_value` also uses for the event
+//! mapper; the tests below hold this serializer byte-for-byte to serde_json's.
+
+use serde::ser::{self, Error as _, Serialize};
+
+/// serde_json's error type, so callers see one kind of error whichever serializer ran.
+pub type Error = serde_json::Error;
+
+/// Appends the compact JSON of `value` to `out` (no trailing newline).
+pub fn to_writer<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result<(), Error> {
+    value.serialize(&mut Ser { out })
+}
+
+struct Ser<'a> {
+    out: &'a mut Vec<u8>,
+}
+
+/// Bytes that JSON requires to be escaped: `"`, `\` and the controls below 0x20.
+fn needs_escape(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\'
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// Whether any of the eight bytes needs escaping (SWAR: a byte's high bit in the result is set
+/// when it is `"`, `\` or below 0x20; borrows only ever add bits above a byte that matched).
+fn chunk_needs_escape(chunk: u64) -> bool {
+    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v;
+    let control = chunk.wrapping_sub(ONES * 0x20) & !chunk;
+    let quote = has_zero(chunk ^ (ONES * u64::from(b'"')));
+    let backslash = has_zero(chunk ^ (ONES * u64::from(b'\\')));
+    (control | quote | backslash) & HIGHS != 0
+}
+
+/// serde_json's escapes: the short forms where JSON has one, `\u00XX` (lowercase) otherwise.
+fn write_escape(out: &mut Vec<u8>, b: u8) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let short = match b {
+        b'"' => b'"',
+        b'\\' => b'\\',
+        b'\n' => b'n',
+        b'\r' => b'r',
+        b'\t' => b't',
+        0x08 => b'b',
+        0x0c => b'f',
+        _ => {
+            out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]);
+            return;
+        }
+    };
+    out.extend_from_slice(&[b'\\', short]);
+}
+
+fn write_str(out: &mut Vec<u8>, s: &str) {
+    let bytes = s.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    let mut run = 0; // start of the bytes not yet copied
+    let mut i = 0;
+    while i < bytes.len() {
+        if let Some(chunk) = bytes[i..].first_chunk::<8>() {
+            if !chunk_needs_escape(u64::from_le_bytes(*chunk)) {
+                i += 8;
+                continue;
+            }
+        }
+        let b = bytes[i];
+        if needs_escape(b) {
+            out.extend_from_slice(&bytes[run..i]);
+            write_escape(out, b);
+            run = i + 1;
+        }
+        i += 1;
+    }
+    out.extend_from_slice(&bytes[run..]);
+    out.push(b'"');
+}
+
+fn write_int(out: &mut Vec<u8>, v: impl itoa::Integer) {
+    out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+}
+
+impl Ser<'_> {
+    fn write_float<F: Serialize + FloatLike>(&mut self, v: F) -> Result<(), Error> {
+        if v.finite() {
+            serde_json::to_writer(&mut *self.out, &v)
+        } else {
+            self.out.extend_from_slice(b"null"); // as serde_json: JSON has no NaN or Infinity
+            Ok(())
+        }
+    }
+}
+
+trait FloatLike: Copy {
+    fn finite(self) -> bool;
+}
+
+impl FloatLike for f32 {
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+}
+
+impl FloatLike for f64 {
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+}
+
+/// A sequence or map being written; `first` decides the comma.
+struct Compound<'s, 'a> {
+    ser: &'s mut Ser<'a>,
+    first: bool,
+    /// `}` to add after the closing bracket: the wrapper object of an enum variant.
+    variant: bool,
+}
+
+impl<'s, 'a> Compound<'s, 'a> {
+    fn open(ser: &'s mut Ser<'a>, bracket: u8, variant: Option<&str>) -> Self {
+        if let Some(name) = variant {
+            ser.out.push(b'{');
+            write_str(ser.out, name);
+            ser.out.push(b':');
+        }
+        ser.out.push(bracket);
+        Compound { ser, first: true, variant: variant.is_some() }
+    }
+
+    fn comma(&mut self) {
+        if !self.first {
+            self.ser.out.push(b',');
+        }
+        self.first = false;
+    }
+
+    fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.comma();
+        value.serialize(&mut *self.ser)
+    }
+
+    fn entry<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Error> {
+        self.comma();
+        write_str(self.ser.out, key);
+        self.ser.out.push(b':');
+        value.serialize(&mut *self.ser)
+    }
+
+    fn close(self, bracket: u8) -> Result<(), Error> {
+        self.ser.out.push(bracket);
+        if self.variant {
+            self.ser.out.push(b'}');
+        }
+        Ok(())
+    }
+}
+
+impl<'s, 'a> ser::Serializer for &'s mut Ser<'a> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Compound<'s, 'a>;
+    type SerializeTuple = Compound<'s, 'a>;
+    type SerializeTupleStruct = Compound<'s, 'a>;
+    type SerializeTupleVariant = Compound<'s, 'a>;
+    type SerializeMap = Compound<'s, 'a>;
+    type SerializeStruct = Compound<'s, 'a>;
+    type SerializeStructVariant = Compound<'s, 'a>;
+
+    fn serialize_bool(self, v: bool) -> Result<(), Error> {
+        self.out.extend_from_slice(if v { b"true" } else { b"false" });
+        Ok(())
+    }
+    fn serialize_i8(self, v: i8) -> Result<(), Error> {
+        write_int(self.out, v);
+        Ok(())
+    }
+    fn serialize_i16(self, v: i16) -> Result<(), Error> {
+        write_int(self.out, v);
+        Ok(())
+    }
+    fn serialize_i32(self, v: i32) -> Result<(), Error> {
+        write_int(self.out, v);
+        Ok(())
+    }
+    fn serialize_i64(self, v: i64) -> Result<(), Error> {
+        write_int(self.out, v);
+        Ok(())
+    }
+    fn serialize_i128(self, v: i128) -> Result<(), Error> {
+        write_int(self.out, v);
+        Ok(())
+    }
+    fn serialize_u8(self, v: u8) -> Result<(), Error> {
+        write_int(self.out, v);
+        Ok(())
+    }
+    fn serialize_u16(self, v: u16) -> Result<(), Error> {
+        write_int(self.out, v);
+        Ok(())
+    }
+    fn serialize_u32(self, v: u32) -> Result<(), Error> {
+        write_int(self.out, v);
+        Ok(())
+    }
+    fn serialize_u64(self, v: u64) -> Result<(), Error> {
+        write_int(self.out, v);
+        Ok(())
+    }
+    fn serialize_u128(self, v: u128) -> Result<(), Error> {
+        write_int(self.out, v);
+        Ok(())
+    }
+    fn serialize_f32(self, v: f32) -> Result<(), Error> {
+        self.write_float(v)
+    }
+    fn serialize_f64(self, v: f64) -> Result<(), Error> {
+        self.write_float(v)
+    }
+    fn serialize_char(self, v: char) -> Result<(), Error> {
+        write_str(self.out, v.encode_utf8(&mut [0; 4]));
+        Ok(())
+    }
+    fn serialize_str(self, v: &str) -> Result<(), Error> {
+        write_str(self.out, v);
+        Ok(())
+    }
+    /// As serde_json: an array of numbers.
+    fn serialize_bytes(self, v: &[u8]) -> Result<(), Error> {
+        let mut seq = Compound::open(self, b'[', None);
+        for b in v {
+            seq.element(b)?;
+        }
+        seq.close(b']')
+    }
+    fn serialize_none(self) -> Result<(), Error> {
+        self.serialize_unit()
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Error> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<(), Error> {
+        self.out.extend_from_slice(b"null");
+        Ok(())
+    }
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<(), Error> {
+        self.serialize_unit()
+    }
+    fn serialize_unit_variant(self, _name: &'static str, _index: u32, variant: &'static str) -> Result<(), Error> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, value: &T) -> Result<(), Error> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        let mut map = Compound::open(self, b'{', None);
+        map.entry(variant, value)?;
+        map.close(b'}')
+    }
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Compound<'s, 'a>, Error> {
+        Ok(Compound::open(self, b'[', None))
+    }
+    fn serialize_tuple(self, _len: usize) -> Result<Compound<'s, 'a>, Error> {
+        Ok(Compound::open(self, b'[', None))
+    }
+    fn serialize_tuple_struct(self, _name: &'static str, _len: usize) -> Result<Compound<'s, 'a>, Error> {
+        Ok(Compound::open(self, b'[', None))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Compound<'s, 'a>, Error> {
+        Ok(Compound::open(self, b'[', Some(variant)))
+    }
+    fn serialize_map(self, _len: Option<usize>) -> Result<Compound<'s, 'a>, Error> {
+        Ok(Compound::open(self, b'{', None))
+    }
+    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Compound<'s, 'a>, Error> {
+        Ok(Compound::open(self, b'{', None))
+    }
+    fn serialize_struct_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Compound<'s, 'a>, Error> {
+        Ok(Compound::open(self, b'{', Some(variant)))
+    }
+}
+
+impl ser::SerializeSeq for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.close(b']')
+    }
+}
+
+impl ser::SerializeTuple for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.close(b']')
+    }
+}
+
+impl ser::SerializeTupleStruct for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.close(b']')
+    }
+}
+
+impl ser::SerializeTupleVariant for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.close(b']')
+    }
+}
+
+impl ser::SerializeMap for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
+        self.comma();
+        key.serialize(KeySer { out: self.ser.out })?;
+        self.ser.out.push(b':');
+        Ok(())
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        value.serialize(&mut *self.ser)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.close(b'}')
+    }
+}
+
+impl ser::SerializeStruct for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
+        self.entry(key, value)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.close(b'}')
+    }
+}
+
+impl ser::SerializeStructVariant for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
+        self.entry(key, value)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.close(b'}')
+    }
+}
+
+/// Map keys: strings, and what serde_json quotes into strings (integers, bools, chars).
+struct KeySer<'a> {
+    out: &'a mut Vec<u8>,
+}
+
+fn key_must_be_a_string() -> Error {
+    Error::custom("key must be a string")
+}
+
+impl KeySer<'_> {
+    fn quoted(self, v: impl itoa::Integer) -> Result<(), Error> {
+        self.out.push(b'"');
+        write_int(self.out, v);
+        self.out.push(b'"');
+        Ok(())
+    }
+}
+
+impl ser::Serializer for KeySer<'_> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = ser::Impossible<(), Error>;
+    type SerializeTuple = ser::Impossible<(), Error>;
+    type SerializeTupleStruct = ser::Impossible<(), Error>;
+    type SerializeTupleVariant = ser::Impossible<(), Error>;
+    type SerializeMap = ser::Impossible<(), Error>;
+    type SerializeStruct = ser::Impossible<(), Error>;
+    type SerializeStructVariant = ser::Impossible<(), Error>;
+
+    fn serialize_str(self, v: &str) -> Result<(), Error> {
+        write_str(self.out, v);
+        Ok(())
+    }
+    fn serialize_char(self, v: char) -> Result<(), Error> {
+        write_str(self.out, v.encode_utf8(&mut [0; 4]));
+        Ok(())
+    }
+    fn serialize_bool(self, v: bool) -> Result<(), Error> {
+        self.out.extend_from_slice(if v { b"\"true\"" } else { b"\"false\"" });
+        Ok(())
+    }
+    fn serialize_i8(self, v: i8) -> Result<(), Error> {
+        self.quoted(v)
+    }
+    fn serialize_i16(self, v: i16) -> Result<(), Error> {
+        self.quoted(v)
+    }
+    fn serialize_i32(self, v: i32) -> Result<(), Error> {
+        self.quoted(v)
+    }
+    fn serialize_i64(self, v: i64) -> Result<(), Error> {
+        self.quoted(v)
+    }
+    fn serialize_i128(self, v: i128) -> Result<(), Error> {
+        self.quoted(v)
+    }
+    fn serialize_u8(self, v: u8) -> Result<(), Error> {
+        self.quoted(v)
+    }
+    fn serialize_u16(self, v: u16) -> Result<(), Error> {
+        self.quoted(v)
+    }
+    fn serialize_u32(self, v: u32) -> Result<(), Error> {
+        self.quoted(v)
+    }
+    fn serialize_u64(self, v: u64) -> Result<(), Error> {
+        self.quoted(v)
+    }
+    fn serialize_u128(self, v: u128) -> Result<(), Error> {
+        self.quoted(v)
+    }
+    fn serialize_unit_variant(self, _name: &'static str, _index: u32, variant: &'static str) -> Result<(), Error> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, value: &T) -> Result<(), Error> {
+        value.serialize(self)
+    }
+    fn serialize_f32(self, _v: f32) -> Result<(), Error> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_f64(self, _v: f64) -> Result<(), Error> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_bytes(self, _v: &[u8]) -> Result<(), Error> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_none(self) -> Result<(), Error> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, _value: &T) -> Result<(), Error> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_unit(self) -> Result<(), Error> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<(), Error> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _value: &T,
+    ) -> Result<(), Error> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Self::SerializeSeq, Error> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_tuple(self, _len: usize) -> Result<Self::SerializeTuple, Error> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_tuple_struct(self, _name: &'static str, _len: usize) -> Result<Self::SerializeTupleStruct, Error> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_tuple_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeTupleVariant, Error> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_map(self, _len: Option<usize>) -> Result<Self::SerializeMap, Error> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Self::SerializeStruct, Error> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_struct_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeStructVariant, Error> {
+        Err(key_must_be_a_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+    use serde::Serialize;
+    use serde_json::{json, Value};
+
+    use super::*;
+
+    fn ours<T: Serialize + ?Sized>(v: &T) -> String {
+        let mut out = Vec::new();
+        to_writer(&mut out, v).expect("serializes");
+        String::from_utf8(out).expect("utf-8")
+    }
+
+    fn theirs<T: Serialize + ?Sized>(v: &T) -> String {
+        serde_json::to_string(v).expect("serializes")
+    }
+
+    #[test]
+    fn every_byte_below_0x80_is_escaped_as_serde_json_does() {
+        for b in 0u8..0x80 {
+            let s = format!("ab{}cdefghijklmnop{}", b as char, b as char);
+            assert_eq!(ours(&s), theirs(&s), "byte {b:#04x}");
+        }
+    }
+
+    #[test]
+    fn the_swar_check_finds_an_escape_at_every_position_of_a_chunk() {
+        for pos in 0..8 {
+            for b in [0u8, 0x1f, b'"', b'\\', b'\n'] {
+                let mut chunk = *b"abcdefgh";
+                chunk[pos] = b;
+                assert!(chunk_needs_escape(u64::from_le_bytes(chunk)), "{b:#04x} at {pos}");
+            }
+        }
+        for clean in [*b"abcdefgh", *b"        ", [0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xff]] {
+            assert!(!chunk_needs_escape(u64::from_le_bytes(clean)), "{clean:?}");
+        }
+    }
+
+    #[test]
+    fn numbers_floats_and_non_finite_values_match() {
+        let values = json!([0, -1, i64::MIN, i64::MAX, u64::MAX, 0.5, -1.25e-7, 1e300, 3.0, f64::MIN_POSITIVE]);
+        assert_eq!(ours(&values), theirs(&values));
+        for v in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            assert_eq!(ours(&v), "null");
+            assert_eq!(ours(&v), theirs(&v));
+        }
+        assert_eq!(ours(&[1.5f32, f32::NAN]), theirs(&[1.5f32, f32::NAN]));
+        assert_eq!(ours(&(u128::MAX, i128::MIN)), theirs(&(u128::MAX, i128::MIN)));
+    }
+
+    #[derive(Serialize)]
+    enum Shape {
+        Unit,
+        Newtype(u8),
+        Tuple(u8, &'static str),
+        Struct { a: Option<u8>, b: char },
+    }
+
+    #[derive(Serialize)]
+    struct Record {
+        name: &'static str,
+        shapes: Vec<Shape>,
+        bytes: &'static [u8],
+        unit: (),
+        keys: BTreeMap<u32, bool>,
+        bool_keys: BTreeMap<bool, ()>,
+        char_keys: BTreeMap<char, i8>,
+    }
+
+    #[test]
+    fn derived_structs_enums_and_non_string_keys_match() {
+        let r = Record {
+            name: "r\u{e9}cord \"1\"",
+            shapes: vec![Shape::Unit, Shape::Newtype(7), Shape::Tuple(1, "x"), Shape::Struct { a: None, b: '\n' }],
+            bytes: b"\x00\xff",
+            unit: (),
+            keys: BTreeMap::from([(1, true), (20, false)]),
+            bool_keys: BTreeMap::from([(false, ()), (true, ())]),
+            char_keys: BTreeMap::from([('"', -1)]),
+        };
+        assert_eq!(ours(&r), theirs(&r));
+    }
+
+    #[test]
+    fn keys_that_are_not_strings_fail_as_in_serde_json() {
+        let m = BTreeMap::from([(vec![1u8], 1)]);
+        assert!(to_writer(&mut Vec::new(), &m).is_err());
+        assert!(serde_json::to_string(&m).is_err());
+    }
+
+    fn any_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            ".*".prop_map(Value::from),
+            "[\\x00-\\x7f]{0,40}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(3, 32, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::btree_map(".{0,12}", inner, 0..6)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn any_value_serializes_byte_for_byte_as_serde_json(v in any_value()) {
+            prop_assert_eq!(ours(&v), theirs(&v));
+        }
+
+        #[test]
+        fn any_string_serializes_byte_for_byte_as_serde_json(s in "(.|[\\x00-\\x1f\"\\\\]){0,80}") {
+            prop_assert_eq!(ours(&s), theirs(&s));
+        }
+    }
+}
