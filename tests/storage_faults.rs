@@ -172,6 +172,57 @@ fn flush_reports_a_timeout_and_drop_waits_no_longer_than_the_flush_timeout() {
     assert_eq!(uploaded_seqs(&storage), vec![0, 1, 2]);
 }
 
+/// The upload side runs on the UI thread: while the writer is stuck in a write (a disk that
+/// does not answer), `next_batch` gives up with `Busy` instead of waiting, and `complete_batch`
+/// leaves its change for the writer, which makes it once the write returns.
+#[test]
+fn the_upload_side_does_not_wait_on_a_stalled_writer() {
+    let (dir, clock) = setup();
+    let fs = FaultFs::new();
+    let storage = Storage::open(&small_config(dir.path()), fault_options(&clock, &fs)).unwrap();
+    write_actions(&storage, 0..3, 350);
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    write_actions(&storage, 3..6, 350);
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    let first = storage.next_batch().unwrap().expect("a sealed batch");
+    assert_eq!(seqs_in(&first.body), vec![0, 1, 2]);
+
+    fs.block_writes(true);
+    write_actions(&storage, 6..9, 350);
+    wait_until("the writer to be stuck in a write", || fs.writes_waiting() > 0);
+
+    // Run on another thread so that a regression (waiting on the writer) fails instead of hanging.
+    let (done, answers) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let next = storage.next_batch();
+            let completed = storage.complete_batch(&first.id, true);
+            let unknown = storage.complete_batch("batch-x.ndjson", true);
+            let _ = done.send((next, completed, unknown));
+        });
+        let answered = answers.recv_timeout(Duration::from_secs(10));
+        if answered.is_err() {
+            fs.block_writes(false); // let the stuck thread end, so the failure is reported
+        }
+        let (next, completed, unknown) = answered.expect("the upload side waited for the writer");
+        assert!(matches!(next, Err(StorageError::Busy(_))), "{next:?}");
+        assert!(completed.is_ok(), "{completed:?}");
+        assert!(matches!(unknown, Err(StorageError::UnknownBatch(_))), "{unknown:?}");
+        assert_eq!(storage.counters().upload_waits_given_up.get(), 2);
+        assert!(
+            batch_files(storage.directory()).iter().any(|(_, claimed, _)| *claimed),
+            "the claim is still there while the writer is stuck"
+        );
+        fs.block_writes(false);
+    });
+
+    // The writer made the deferred completion before anything else: the first batch is gone.
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    assert_eq!(storage.counters().batches_delivered.get(), 1);
+    assert!(batch_files(storage.directory()).iter().all(|(_, claimed, _)| !*claimed));
+    assert_eq!(uploaded_seqs(&storage), (3..9).collect::<Vec<_>>());
+}
+
 #[test]
 fn open_reports_a_directory_it_cannot_create() {
     let (dir, clock) = setup();

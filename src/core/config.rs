@@ -51,6 +51,12 @@ pub const CLAIM_TIMEOUT_MS: u64 = 10 * 60 * 1000;
 /// timeout instead of hanging the UI thread.
 pub const FLUSH_TIMEOUT_MS: u32 = 2_000;
 
+/// `nextBatch()` and `completeBatch()` wait at most this long for the writer, which holds the
+/// directory while it writes. They run on the UI thread: a healthy write (64 KiB) takes far less,
+/// so past one 60 Hz frame the disk is stalled, and `nextBatch()` returns nothing for now (the
+/// uploader asks again next cycle) while `completeBatch()` leaves its change to the writer.
+pub const UPLOAD_LOCK_WAIT_MS: u64 = 16;
+
 /// A session ends after this long without events. Source: RUM session rules (seed SDK).
 pub const SESSION_INACTIVITY_MS: i64 = 15 * 60 * 1000;
 

@@ -116,6 +116,10 @@ pub struct StorageCounters {
     pub batches_recovered: Counter,
     pub torn_lines_dropped: Counter,
     pub stale_claims_released: Counter,
+    /// Upload-side calls that found the store held by the writer for longer than
+    /// `UPLOAD_LOCK_WAIT` (a stalled disk): `next_batch` returned `Busy`, `complete_batch` left
+    /// its change to the next holder of the store.
+    pub upload_waits_given_up: Counter,
 }
 
 impl StorageCounters {

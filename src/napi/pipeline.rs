@@ -23,7 +23,7 @@ use crate::core::config::{Config, TrackingConsent, MAX_ACTIONS_PER_CALL};
 use crate::core::dispatch::{Dispatcher, Inbox};
 use crate::core::event::{ActionType, Attributes, ErrorSource, EventKind, ResourceKind, UserInfo};
 use crate::core::seam::Clock;
-use crate::core::storage::FlushOutcome;
+use crate::core::storage::{FlushOutcome, StorageError};
 use crate::log;
 
 type HostDispatcher = Dispatcher<HostClock, HostScheduler>;
@@ -104,6 +104,10 @@ pub struct PipelineStats {
     pub batches_claimed: i64,
     pub batches_delivered: i64,
     pub batches_released: i64,
+    /// `nextBatch()` / `completeBatch()` calls that found the writer holding the directory past
+    /// 16 ms (a stalled disk): `nextBatch()` returned null, `completeBatch()` left its change to
+    /// the writer.
+    pub upload_waits_given_up: i64,
 }
 
 /// A RUM pipeline on this JS thread: capture, adaptive dispatch, coalescing, batch writer.
@@ -800,14 +804,18 @@ impl RumPipeline {
             batches_claimed: n(&s.batches_claimed),
             batches_delivered: n(&s.batches_delivered),
             batches_released: n(&s.batches_released),
+            upload_waits_given_up: n(&s.upload_waits_given_up),
         }
     }
 
-    /// Claims the oldest sealed batch for upload: `{ id, body, eventCount, bytes }`, or null.
+    /// Claims the oldest sealed batch for upload: `{ id, body, eventCount, bytes }`, or null when
+    /// none is ready — or when the writer has held the directory for over 16 ms (a stalled disk;
+    /// counted in `stats().uploadWaitsGivenUp`): the UI thread does not wait on the disk.
     #[napi(catch_unwind, ts_return_type = "NextBatch | null")]
     pub fn next_batch(&self, env: Env) -> Result<Unknown<'_>> {
         let batch = match self.shared.storage.next_batch() {
             Ok(b) => b,
+            Err(StorageError::Busy(_)) => None,
             Err(e) => return Err(throw(&env, ArgError::Type(format!("nextBatch: {e}")))),
         };
         let raw = env.raw();

@@ -273,6 +273,8 @@ pub struct FaultState {
     pub log: Vec<(Op, PathBuf, String)>,
     /// While true, writes wait.
     pub blocked: bool,
+    /// Writes waiting at the gate now.
+    pub waiting: u32,
     /// Each write is made as two, with this pause between (a write the kernel cut short).
     pub split_writes: Option<Duration>,
 }
@@ -311,6 +313,11 @@ impl FaultFs {
         self.state.0.lock().unwrap().split_writes = Some(pause);
     }
 
+    /// Writes waiting at the gate of [`FaultFs::block_writes`] now.
+    pub fn writes_waiting(&self) -> u32 {
+        self.state.0.lock().unwrap().waiting
+    }
+
     pub fn block_writes(&self, blocked: bool) {
         self.state.0.lock().unwrap().blocked = blocked;
         self.state.1.notify_all();
@@ -327,7 +334,9 @@ impl FaultFs {
         s.log.push((op, path.to_path_buf(), thread));
         if op == Op::Write {
             while s.blocked {
+                s.waiting += 1;
                 s = self.state.1.wait(s).unwrap();
+                s.waiting -= 1;
             }
         }
         let hit = s

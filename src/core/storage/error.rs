@@ -20,6 +20,9 @@ pub enum StorageError {
     UnknownBatch(String),
     /// The writer thread could not be started.
     Spawn(io::Error),
+    /// The writer held the directory for longer than the upload side waits (a stalled disk);
+    /// nothing changed: ask again later.
+    Busy(std::time::Duration),
 }
 
 impl StorageError {
@@ -38,6 +41,9 @@ impl fmt::Display for StorageError {
             }
             Self::UnknownBatch(id) => write!(f, "unknown batch id {id:?}: no claimed batch has this id"),
             Self::Spawn(e) => write!(f, "could not start the rum-writer thread: {e}"),
+            Self::Busy(waited) => {
+                write!(f, "the storage writer held the directory for over {} ms (a stalled disk?)", waited.as_millis())
+            }
         }
     }
 }
@@ -47,7 +53,7 @@ impl std::error::Error for StorageError {
         match self {
             Self::Config(e) => Some(e),
             Self::Io { source, .. } | Self::Spawn(source) => Some(source),
-            Self::AlreadyOpen(_) | Self::UnknownBatch(_) => None,
+            Self::AlreadyOpen(_) | Self::UnknownBatch(_) | Self::Busy(_) => None,
         }
     }
 }

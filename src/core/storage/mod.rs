@@ -56,12 +56,15 @@ pub use names::{PENDING_DIR, RUM_DIR};
 pub use reader::Batch;
 pub use segment::WRITE_CHUNK;
 
-use crate::core::config::{Config, TrackingConsent};
+use crate::core::config::{Config, TrackingConsent, UPLOAD_LOCK_WAIT_MS};
 use crate::core::document::Document;
 use crate::core::seam::{DocumentSink, SinkError};
 use crate::core::stats::StorageCounters;
 use crate::log;
-use writer::{Msg, Shared};
+use writer::{Deferred, Msg, Shared};
+
+/// [`UPLOAD_LOCK_WAIT_MS`] as a duration.
+const UPLOAD_LOCK_WAIT: Duration = Duration::from_millis(UPLOAD_LOCK_WAIT_MS);
 
 /// Wall-clock milliseconds since the Unix epoch: batch names, the window, age and claim rules.
 /// Injected so tests move time without sleeping.
@@ -134,13 +137,7 @@ impl Storage {
         let counters = Arc::new(StorageCounters::default());
         let limits = store::Limits::from_config(config);
         let store = recovery::open_store(options.fs, options.clock.clone(), limits, counters.clone(), &root)?;
-        let shared = Arc::new(Shared {
-            store: Mutex::new(store),
-            counters,
-            clock: options.clock,
-            event_max_bytes: config.event_max_bytes,
-            _lease: lease,
-        });
+        let shared = Arc::new(Shared::new(store, counters, options.clock, config.event_max_bytes, lease));
         let (tx, rx) = flume::unbounded();
         // First in the channel, so no document is handled before the consent is known.
         let _ = tx.send(Msg::Consent(config.tracking_consent));
@@ -196,10 +193,13 @@ impl Storage {
     /// whole lines, with view documents reduced to the highest `_dd.document_version` per view.
     /// None when there is nothing to upload. Until [`Storage::complete_batch`] (or the claim
     /// timeout, at the next open), no other call returns it.
+    ///
+    /// Waits at most [`UPLOAD_LOCK_WAIT_MS`] for the writer; past it (a stalled disk) the result
+    /// is [`StorageError::Busy`] and nothing changed.
     pub fn next_batch(&self) -> Result<Option<Batch>, StorageError> {
         loop {
             let (claim, fs) = {
-                let mut store = self.shared.lock();
+                let mut store = self.upload_lock()?;
                 let claim = store.claim_next();
                 store.publish();
                 (claim?, store.fs.clone())
@@ -209,22 +209,23 @@ impl Storage {
             let data = match fs.read(&claim.path) {
                 Ok(data) => data,
                 Err(e) => {
-                    let mut store = self.shared.lock();
+                    // Released (or, if the file is gone, forgotten) now or by the writer.
+                    let _ = self.complete_or_defer(claim.id, false);
                     if e.kind() == std::io::ErrorKind::NotFound {
-                        store.forget(claim.id);
-                        store.publish();
                         continue;
                     }
-                    let _ = store.release(claim.id);
-                    store.publish();
                     return Err(StorageError::io("read", claim.path, e));
                 }
             };
             let (body, event_count) = reader::reduce_views(segment::whole_lines(&data));
             if event_count == 0 {
-                let mut store = self.shared.lock();
-                store.discard_empty(claim.id);
-                store.publish();
+                match self.upload_lock() {
+                    Ok(mut store) => {
+                        store.discard_empty(claim.id);
+                        store.publish();
+                    }
+                    Err(_) => self.shared.defer(Deferred::Discard(claim.id)),
+                }
                 continue;
             }
             let bytes = body.len() as u64;
@@ -235,11 +236,32 @@ impl Storage {
     /// The uploader's answer for a claimed batch: `delivered` deletes it; otherwise the claim is
     /// released and the batch is returned again by the next `next_batch`. An id that is not a
     /// claimed batch is [`StorageError::UnknownBatch`] and changes nothing.
+    ///
+    /// If the writer holds the directory past [`UPLOAD_LOCK_WAIT_MS`] (a stalled disk), the id
+    /// is checked only for its form and the change is left to the writer, which makes it before
+    /// its next document; an id of a batch that is not claimed is then logged, not returned.
     pub fn complete_batch(&self, id: &str, delivered: bool) -> Result<(), StorageError> {
-        let mut store = self.shared.lock();
-        let result = store.complete(id, delivered);
-        store.publish();
-        result
+        self.complete_or_defer(reader::parse_batch_id(id)?, delivered)
+    }
+
+    /// The store for the upload side, or [`StorageError::Busy`] past [`UPLOAD_LOCK_WAIT`].
+    fn upload_lock(&self) -> Result<std::sync::MutexGuard<'_, store::Store>, StorageError> {
+        self.shared.lock_within(UPLOAD_LOCK_WAIT).ok_or(StorageError::Busy(UPLOAD_LOCK_WAIT))
+    }
+
+    /// Ends a claim now, or leaves that to the next holder of the store.
+    fn complete_or_defer(&self, id: names::FileId, delivered: bool) -> Result<(), StorageError> {
+        match self.upload_lock() {
+            Ok(mut store) => {
+                let result = store.complete_id(id, delivered);
+                store.publish();
+                result
+            }
+            Err(_) => {
+                self.shared.defer(Deferred::Complete { id, delivered });
+                Ok(())
+            }
+        }
     }
 
     /// The storage's counters (shared with the writer thread; read them any time).

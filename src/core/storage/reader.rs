@@ -117,9 +117,8 @@ impl Store {
 
     /// The uploader's answer: delivered → the batch is deleted; otherwise the claim is released
     /// and the batch is the next one claimed. An id that is not a claimed batch changes nothing.
-    pub fn complete(&mut self, id_text: &str, delivered: bool) -> Result<(), StorageError> {
-        let unknown = || StorageError::UnknownBatch(id_text.to_owned());
-        let Some(FileName::Batch(id)) = FileName::parse(id_text) else { return Err(unknown()) };
+    pub fn complete_id(&mut self, id: FileId, delivered: bool) -> Result<(), StorageError> {
+        let unknown = || StorageError::UnknownBatch(id.batch_name());
         let Some(entry) = self.batches.get(&id).copied() else { return Err(unknown()) };
         let Some(claimed_ms) = entry.claimed_ms else { return Err(unknown()) };
         if !delivered {
@@ -148,6 +147,15 @@ impl Store {
             return;
         }
         self.forget(id);
+    }
+}
+
+/// The batch an id given to `complete_batch` names; an id the storage could not have returned is
+/// [`StorageError::UnknownBatch`].
+pub(crate) fn parse_batch_id(id_text: &str) -> Result<FileId, StorageError> {
+    match FileName::parse(id_text) {
+        Some(FileName::Batch(id)) => Ok(id),
+        _ => Err(StorageError::UnknownBatch(id_text.to_owned())),
     }
 }
 

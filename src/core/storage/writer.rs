@@ -5,12 +5,14 @@
 //! process loses at most what was still in the channel (about [`NAP`] of documents).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use flume::{Receiver, RecvTimeoutError, Sender};
 
+use super::names::FileId;
 use super::store::{warn, Store};
 use super::{DirLease, FlushOutcome, WallClock};
 use crate::core::config::TrackingConsent;
@@ -45,12 +47,95 @@ pub(crate) struct Shared {
     pub event_max_bytes: u64,
     /// Held while the storage or its thread lives: no second storage opens the directory.
     pub _lease: DirLease,
+    /// Upload-side changes that could not wait for the store (see [`Shared::lock_within`]);
+    /// whoever takes the store next applies them first.
+    deferred: Mutex<Vec<Deferred>>,
+    has_deferred: AtomicBool,
+}
+
+/// An upload-side change to a claimed batch, applied when the store is free.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Deferred {
+    /// `complete_batch`: delete (delivered) or release the claim.
+    Complete { id: FileId, delivered: bool },
+    /// A claimed batch with no whole line: delete it.
+    Discard(FileId),
 }
 
 impl Shared {
+    pub fn new(
+        store: Store,
+        counters: Arc<StorageCounters>,
+        clock: WallClock,
+        event_max_bytes: u64,
+        lease: DirLease,
+    ) -> Self {
+        Self {
+            store: Mutex::new(store),
+            counters,
+            clock,
+            event_max_bytes,
+            _lease: lease,
+            deferred: Mutex::new(Vec::new()),
+            has_deferred: AtomicBool::new(false),
+        }
+    }
+
     /// The store; a panic elsewhere while it was held does not make it unusable.
     pub fn lock(&self) -> MutexGuard<'_, Store> {
-        self.store.lock().unwrap_or_else(PoisonError::into_inner)
+        let mut store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
+        self.apply_deferred(&mut store);
+        store
+    }
+
+    /// The store if it is free within `wait`. The upload side runs on the app's UI thread, and
+    /// the writer holds the store during its writes: on a disk that stalls, waiting for it
+    /// would freeze the app.
+    pub fn lock_within(&self, wait: Duration) -> Option<MutexGuard<'_, Store>> {
+        let deadline = Instant::now() + wait;
+        let mut pause = Duration::from_micros(20);
+        loop {
+            let mut store = match self.store.try_lock() {
+                Ok(store) => store,
+                Err(TryLockError::Poisoned(p)) => p.into_inner(),
+                Err(TryLockError::WouldBlock) => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        self.counters.upload_waits_given_up.incr();
+                        return None;
+                    }
+                    thread::sleep(pause.min(deadline - now));
+                    pause = (pause * 2).min(Duration::from_millis(1));
+                    continue;
+                }
+            };
+            self.apply_deferred(&mut store);
+            return Some(store);
+        }
+    }
+
+    /// Leaves a change for the next holder of the store.
+    pub fn defer(&self, op: Deferred) {
+        self.deferred.lock().unwrap_or_else(PoisonError::into_inner).push(op);
+        self.has_deferred.store(true, Ordering::Release);
+    }
+
+    fn apply_deferred(&self, store: &mut Store) {
+        if !self.has_deferred.swap(false, Ordering::Acquire) {
+            return;
+        }
+        let ops = std::mem::take(&mut *self.deferred.lock().unwrap_or_else(PoisonError::into_inner));
+        for op in ops {
+            match op {
+                Deferred::Complete { id, delivered } => {
+                    if let Err(e) = store.complete_id(id, delivered) {
+                        log::warn(&format!("storage: a deferred completeBatch failed: {e}"));
+                    }
+                }
+                Deferred::Discard(id) => store.discard_empty(id),
+            }
+        }
+        store.publish();
     }
 }
 

@@ -115,6 +115,12 @@ export interface PipelineStats {
   batchesClaimed: number
   batchesDelivered: number
   batchesReleased: number
+  /**
+   * `nextBatch()` / `completeBatch()` calls that found the writer holding the directory past
+   * 16 ms (a stalled disk): `nextBatch()` returned null, `completeBatch()` left its change to
+   * the writer.
+   */
+  uploadWaitsGivenUp: number
 }
 
 /** A RUM pipeline on this JS thread: capture, adaptive dispatch, coalescing, batch writer. */
@@ -178,7 +184,11 @@ export declare class RumPipeline {
   setEventMapper(mapper: ((document: RumDocument) => RumDocument | null) | null): void
   /** The pipeline's counters. */
   stats(): PipelineStats
-  /** Claims the oldest sealed batch for upload: `{ id, body, eventCount, bytes }`, or null. */
+  /**
+   * Claims the oldest sealed batch for upload: `{ id, body, eventCount, bytes }`, or null when
+   * none is ready — or when the writer has held the directory for over 16 ms (a stalled disk;
+   * counted in `stats().uploadWaitsGivenUp`): the UI thread does not wait on the disk.
+   */
   nextBatch(): NextBatch | null
   /** Ends a claim: `delivered` deletes the batch, otherwise it is released for a retry. */
   completeBatch(id: string, delivered: boolean): void
