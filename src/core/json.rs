@@ -89,7 +89,26 @@ fn write_int(out: &mut Vec<u8>, v: impl itoa::Integer) {
     out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
 }
 
+/// `serialize_i8` … `serialize_u128`, each handing its value to `self.$write(v)`.
+macro_rules! integers {
+    ($write:ident) => {
+        integers!($write: i8 serialize_i8, i16 serialize_i16, i32 serialize_i32, i64 serialize_i64,
+            i128 serialize_i128, u8 serialize_u8, u16 serialize_u16, u32 serialize_u32,
+            u64 serialize_u64, u128 serialize_u128);
+    };
+    ($write:ident: $($t:ident $method:ident),*) => {$(
+        fn $method(self, v: $t) -> Result<(), Error> {
+            self.$write(v)
+        }
+    )*};
+}
+
 impl Ser<'_> {
+    fn write_int_into(&mut self, v: impl itoa::Integer) -> Result<(), Error> {
+        write_int(self.out, v);
+        Ok(())
+    }
+
     fn write_float<F: Serialize + FloatLike>(&mut self, v: F) -> Result<(), Error> {
         if v.finite() {
             serde_json::to_writer(&mut *self.out, &v)
@@ -178,46 +197,7 @@ impl<'s, 'a> ser::Serializer for &'s mut Ser<'a> {
         self.out.extend_from_slice(if v { b"true" } else { b"false" });
         Ok(())
     }
-    fn serialize_i8(self, v: i8) -> Result<(), Error> {
-        write_int(self.out, v);
-        Ok(())
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), Error> {
-        write_int(self.out, v);
-        Ok(())
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), Error> {
-        write_int(self.out, v);
-        Ok(())
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), Error> {
-        write_int(self.out, v);
-        Ok(())
-    }
-    fn serialize_i128(self, v: i128) -> Result<(), Error> {
-        write_int(self.out, v);
-        Ok(())
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), Error> {
-        write_int(self.out, v);
-        Ok(())
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), Error> {
-        write_int(self.out, v);
-        Ok(())
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), Error> {
-        write_int(self.out, v);
-        Ok(())
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), Error> {
-        write_int(self.out, v);
-        Ok(())
-    }
-    fn serialize_u128(self, v: u128) -> Result<(), Error> {
-        write_int(self.out, v);
-        Ok(())
-    }
+    integers!(write_int_into);
     fn serialize_f32(self, v: f32) -> Result<(), Error> {
         self.write_float(v)
     }
@@ -305,49 +285,28 @@ impl<'s, 'a> ser::Serializer for &'s mut Ser<'a> {
     }
 }
 
-impl ser::SerializeSeq for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.close(b']')
-    }
+/// The four sequence forms: elements, then `]`.
+macro_rules! sequence {
+    ($($form:ident :: $method:ident),*) => {$(
+        impl ser::$form for Compound<'_, '_> {
+            type Ok = ();
+            type Error = Error;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+                self.element(value)
+            }
+            fn end(self) -> Result<(), Error> {
+                self.close(b']')
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.close(b']')
-    }
-}
-
-impl ser::SerializeTupleStruct for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.close(b']')
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.close(b']')
-    }
-}
+sequence!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl ser::SerializeMap for Compound<'_, '_> {
     type Ok = ();
@@ -366,27 +325,23 @@ impl ser::SerializeMap for Compound<'_, '_> {
     }
 }
 
-impl ser::SerializeStruct for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
-        self.entry(key, value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.close(b'}')
-    }
+/// Structs and struct variants: named fields, then `}`.
+macro_rules! structure {
+    ($($form:ident),*) => {$(
+        impl ser::$form for Compound<'_, '_> {
+            type Ok = ();
+            type Error = Error;
+            fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
+                self.entry(key, value)
+            }
+            fn end(self) -> Result<(), Error> {
+                self.close(b'}')
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeStructVariant for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
-        self.entry(key, value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.close(b'}')
-    }
-}
+structure!(SerializeStruct, SerializeStructVariant);
 
 /// Map keys: strings, and what serde_json quotes into strings (integers, bools, chars).
 struct KeySer<'a> {
@@ -429,36 +384,7 @@ impl ser::Serializer for KeySer<'_> {
         self.out.extend_from_slice(if v { b"\"true\"" } else { b"\"false\"" });
         Ok(())
     }
-    fn serialize_i8(self, v: i8) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_i128(self, v: i128) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_u128(self, v: u128) -> Result<(), Error> {
-        self.quoted(v)
-    }
+    integers!(quoted);
     fn serialize_unit_variant(self, _name: &'static str, _index: u32, variant: &'static str) -> Result<(), Error> {
         self.serialize_str(variant)
     }
