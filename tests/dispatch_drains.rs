@@ -7,6 +7,7 @@ use dispatch_support::*;
 use rum_native::core::config::TrackingConsent;
 use rum_native::core::document::Document;
 use rum_native::core::event::EventKind;
+use rum_native::core::scope::LAUNCH_VIEW_NAME;
 
 /// A view, a spent turn, then `n` queued actions `q0…`.
 fn with_queued_actions(n: usize) -> Harness {
@@ -47,6 +48,41 @@ fn every_drain_point_processes_all_earlier_calls_first() {
         run_until_idle(&mut h.d);
         assert_eq!(h.counters.slices_run.get(), 0, "{name}");
     }
+}
+
+/// An action that will find no active view opens a launch view: a drain point. One that will
+/// find a view (queued or already started) waits in the queue like any other.
+#[test]
+fn an_action_that_opens_a_launch_view_drains_the_queue() {
+    // The queue ends with the view stopped: the next action drains it, then runs inline.
+    let mut h = with_queued_actions(3);
+    h.d.call(stop_view("home"), no_attrs());
+    assert_eq!(h.d.queue_len(), 4);
+    h.d.call(action("launch"), no_attrs());
+    assert_eq!(h.d.queue_len(), 0, "the queue was processed first");
+    assert_eq!(h.counters.drains.get(), 1);
+    assert_eq!(h.sink.action_names(), ["q0", "q1", "q2", "launch"], "in call order");
+    let views = h.sink.view_docs();
+    let Some(Document::View(launch)) = views.last() else { panic!("no view document after the action") };
+    assert_eq!(&*launch.view.name, LAUNCH_VIEW_NAME);
+
+    // A view started in the queue: no drain.
+    let mut h = with_queued_actions(3);
+    h.d.call(stop_view("home"), no_attrs());
+    h.d.call(start_view("next"), no_attrs());
+    h.d.call(action("on-next"), no_attrs());
+    assert_eq!((h.d.queue_len(), h.counters.drains.get()), (6, 0));
+
+    // A view active before the queue and not stopped in it: no drain, for every action.
+    let mut h = with_queued_actions(3);
+    call_actions(&mut h.d, "more", 0..3);
+    assert_eq!((h.d.queue_len(), h.counters.drains.get()), (6, 0));
+
+    // Stopping another view than the active one leaves it active: no drain.
+    let mut h = with_queued_actions(3);
+    h.d.call(stop_view("elsewhere"), no_attrs());
+    h.d.call(action("still-home"), no_attrs());
+    assert_eq!((h.d.queue_len(), h.counters.drains.get()), (5, 0));
 }
 
 #[test]

@@ -11,7 +11,8 @@
 //!   coalesced view documents, and schedule the next slice while anything is left. Failures in a
 //!   deferred slice are logged and counted, never returned into the timer.
 //! - **Drains** (errors, crashes, keep-alive, session stop, user and consent changes, flush, stop,
-//!   session queries) process the whole queue on the caller's turn first.
+//!   session queries, an action that opens a launch view) process the whole queue on the caller's
+//!   turn first.
 //!
 //! Re-entrancy: the event mapper is host code that may call the pipeline again while this
 //! dispatcher is busy (the binding holds it mutably borrowed). Those calls go to the [`Inbox`]:
@@ -59,6 +60,17 @@ struct Turn {
     end_scheduled: bool,
 }
 
+/// Whether a view will be active once this thread's queue is processed, as far as its queued
+/// calls tell (another thread's calls can change it; a wrong guess only costs or saves a drain).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+enum ViewAfterQueue {
+    /// No queued view call: whatever the scopes have now.
+    #[default]
+    AsNow,
+    Active(String),
+    Inactive,
+}
+
 /// The dispatcher of one JS thread. Not `Send`: it lives on its thread, with that thread's clock,
 /// timers and event mapper; the [`Pipeline`] it shares with other threads is.
 pub struct Dispatcher<C: Clock, S: Scheduler> {
@@ -73,6 +85,9 @@ pub struct Dispatcher<C: Clock, S: Scheduler> {
     running_inbox: bool,
     /// Reused document buffer, so processing an event does not allocate one.
     docs: Vec<Document>,
+    /// The active view the queue leaves behind: an action that finds none opens a launch view,
+    /// and that is a drain point.
+    view_after_queue: ViewAfterQueue,
 }
 
 impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
@@ -90,6 +105,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
             slice_scheduled: false,
             running_inbox: false,
             docs: Vec::new(),
+            view_after_queue: ViewAfterQueue::AsNow,
         }
     }
 
@@ -179,7 +195,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     }
 
     fn route(&mut self, ev: Event, started_ns: u64) {
-        if ev.kind.drains_queue() || self.shared.is_stopped() {
+        if ev.kind.drains_queue() || self.opens_launch_view(&ev.kind) || self.shared.is_stopped() {
             self.drain_queue();
             self.run_inline(ev, self.clock.mono_ns());
         } else if self.queue.is_empty() && self.turn.spent_ns < self.shared.turn_budget_ns() {
@@ -248,7 +264,45 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
         self.charge_turn(spent, true);
     }
 
+    /// An action queued behind other calls that will find no active view: it opens a launch view,
+    /// which reads and changes the scope tree, so the queue is processed first (DESIGN.md's
+    /// drain points). With an empty queue the action runs inline or starts the queue anyway.
+    fn opens_launch_view(&mut self, kind: &EventKind) -> bool {
+        if self.queue.is_empty() {
+            self.view_after_queue = ViewAfterQueue::AsNow;
+            return false;
+        }
+        if !matches!(kind, EventKind::Action { .. }) {
+            return false;
+        }
+        if self.view_after_queue == ViewAfterQueue::AsNow {
+            // Read once per queue, not per action of a burst.
+            let active = self.shared.with_scopes(|s| s.active_view_key().map(str::to_owned));
+            self.view_after_queue = active.map_or(ViewAfterQueue::Inactive, ViewAfterQueue::Active);
+        }
+        self.view_after_queue == ViewAfterQueue::Inactive
+    }
+
+    /// Follows the queued view calls for [`Self::opens_launch_view`].
+    fn note_queued_view_call(&mut self, kind: &EventKind) {
+        match kind {
+            EventKind::StartView { key, .. } => self.view_after_queue = ViewAfterQueue::Active(key.clone()),
+            EventKind::StopView { key } => {
+                let stops_active = match &self.view_after_queue {
+                    ViewAfterQueue::Active(active) => active == key,
+                    ViewAfterQueue::AsNow => self.shared.with_scopes(|s| s.active_view_key() == Some(key.as_str())),
+                    ViewAfterQueue::Inactive => false,
+                };
+                if stops_active {
+                    self.view_after_queue = ViewAfterQueue::Inactive;
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn enqueue(&mut self, ev: Event) {
+        self.note_queued_view_call(&ev.kind);
         if self.queue.len() >= self.shared.queue_capacity() {
             self.counters().slices_at_capacity.incr();
             let spent = self.run_slice(Mode::SYNC_SLICE);
