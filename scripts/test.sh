@@ -16,7 +16,12 @@ need() {
   step "installing $2 (apt)"
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq "$2"; else sudo apt-get update -qq && sudo apt-get install -y -qq "$2"; fi
 }
-need cargo cargo
+# Rust comes from rustup, not apt: Debian's cargo is older than the crate's rust-version (1.88).
+command -v cargo >/dev/null 2>&1 || PATH=$HOME/.cargo/bin:$PATH
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "cargo not found: install Rust 1.88 or newer with rustup (https://rustup.rs), then run this again" >&2
+  exit 1
+fi
 need node nodejs
 need npm npm
 need nm binutils

@@ -117,24 +117,59 @@ fn a_real_fault_a_file_where_the_directory_should_be() {
     assert_eq!(seqs_on_disk(storage.directory()), (10..15).collect::<Vec<_>>());
 }
 
+/// A directory nobody may write into: mode 0500, or, for root (which 0500 does not stop), the
+/// immutable attribute (`chattr +i`, refused to root too). Undone on drop, so a failing test
+/// still leaves a removable temporary directory.
+struct ReadOnly {
+    dir: std::path::PathBuf,
+    immutable: bool,
+}
+
+impl ReadOnly {
+    /// None when neither works here (root on a file system without the immutable attribute).
+    fn make(dir: &std::path::Path) -> Option<Self> {
+        let probe = dir.join("probe");
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o500)).unwrap();
+        if std::fs::write(&probe, b"").is_err() {
+            return Some(Self { dir: dir.to_path_buf(), immutable: false });
+        }
+        std::fs::remove_file(&probe).unwrap();
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let chattr = |flag: &str| std::process::Command::new("chattr").arg(flag).arg(dir).status();
+        if !chattr("+i").is_ok_and(|s| s.success()) {
+            return None;
+        }
+        let guard = Self { dir: dir.to_path_buf(), immutable: true };
+        std::fs::write(&probe, b"").is_err().then_some(guard)
+    }
+}
+
+impl Drop for ReadOnly {
+    fn drop(&mut self) {
+        if self.immutable {
+            let _ = std::process::Command::new("chattr").arg("-i").arg(&self.dir).status();
+        } else {
+            let _ = std::fs::set_permissions(&self.dir, std::fs::Permissions::from_mode(0o700));
+        }
+    }
+}
+
 #[test]
 fn a_real_fault_a_read_only_directory() {
     let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
     let root = storage.directory().to_path_buf();
-    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o500)).unwrap();
-    if std::fs::write(root.join("probe"), b"").is_ok() {
-        std::fs::remove_file(root.join("probe")).unwrap();
-        std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let Some(read_only) = ReadOnly::make(&root) else {
         println!(
-            "skipped: this process can write into a 0500 directory (root); \
+            "skipped: this process writes into a 0500 directory (root) and chattr +i is unavailable; \
              a_real_fault_a_file_where_the_directory_should_be covers a real fault"
         );
         return;
-    }
+    };
     write_actions(&storage, 0..5, 350);
     assert!(matches!(storage.flush(TIMEOUT), FlushOutcome::Failed(_)));
-    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700)).unwrap();
+    assert!(storage.counters().write_errors.get() >= 1);
+    drop(read_only);
     write_actions(&storage, 5..10, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     assert_eq!(seqs_on_disk(storage.directory()), (5..10).collect::<Vec<_>>());
@@ -170,6 +205,35 @@ fn flush_reports_a_timeout_and_drop_waits_no_longer_than_the_flush_timeout() {
     });
     let storage = reopened.unwrap();
     assert_eq!(uploaded_seqs(&storage), vec![0, 1, 2]);
+}
+
+/// `markCrash` is followed by the process dying: the crash path fsyncs what it wrote (the batch
+/// and the directory entry); an ordinary flush leaves that to the kernel.
+#[test]
+fn the_crash_path_fsyncs_the_batch_and_its_directory_and_a_plain_flush_does_not() {
+    let (dir, clock) = setup();
+    let fs = FaultFs::new();
+    let storage = Storage::open(&small_config(dir.path()), fault_options(&clock, &fs)).unwrap();
+    let syncs_since = |from: usize| -> Vec<(Op, std::path::PathBuf)> {
+        fs.log()[from..]
+            .iter()
+            .filter(|(op, _, _)| matches!(op, Op::Sync | Op::SyncDir))
+            .map(|(op, p, _)| (*op, p.clone()))
+            .collect()
+    };
+    let from = fs.log().len();
+    write_actions(&storage, 0..5, 350);
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    assert_eq!(syncs_since(from), vec![], "a plain flush does not fsync");
+
+    let from = fs.log().len();
+    write_actions(&storage, 5..10, 350);
+    assert_eq!(storage.flush_crash(TIMEOUT), FlushOutcome::Done);
+    let synced = syncs_since(from);
+    let batch_synced = synced.iter().any(|(op, p)| *op == Op::Sync && p.to_string_lossy().ends_with(".ndjson"));
+    assert!(batch_synced, "the batch written by the crash flush is fsynced: {synced:?}");
+    assert!(synced.iter().any(|(op, p)| *op == Op::SyncDir && p == storage.directory()), "{synced:?}");
+    assert_eq!(seqs_on_disk(storage.directory()), (0..10).collect::<Vec<_>>());
 }
 
 /// The upload side runs on the UI thread: while the writer is stuck in a write (a disk that

@@ -120,6 +120,9 @@ pub struct StorageCounters {
     /// `UPLOAD_LOCK_WAIT` (a stalled disk): `next_batch` returned `Busy`, `complete_batch` left
     /// its change to the next holder of the store.
     pub upload_waits_given_up: Counter,
+    /// File operations of `next_batch` / `complete_batch` that failed (claim, read, delete,
+    /// release): returned to the caller and counted here.
+    pub upload_errors: Counter,
 }
 
 impl StorageCounters {

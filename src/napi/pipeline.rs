@@ -108,6 +108,9 @@ pub struct PipelineStats {
     /// 16 ms (a stalled disk): `nextBatch()` returned null, `completeBatch()` left its change to
     /// the writer.
     pub upload_waits_given_up: i64,
+    /// File operations of `nextBatch()` / `completeBatch()` that failed (claim, read, delete,
+    /// release): logged and counted, never thrown; the batch stays for a later call.
+    pub upload_errors: i64,
 }
 
 /// A RUM pipeline on this JS thread: capture, adaptive dispatch, coalescing, batch writer.
@@ -805,18 +808,25 @@ impl RumPipeline {
             batches_delivered: n(&s.batches_delivered),
             batches_released: n(&s.batches_released),
             upload_waits_given_up: n(&s.upload_waits_given_up),
+            upload_errors: n(&s.upload_errors),
         }
     }
 
     /// Claims the oldest sealed batch for upload: `{ id, body, eventCount, bytes }`, or null when
     /// none is ready — or when the writer has held the directory for over 16 ms (a stalled disk;
-    /// counted in `stats().uploadWaitsGivenUp`): the UI thread does not wait on the disk.
+    /// counted in `stats().uploadWaitsGivenUp`): the UI thread does not wait on the disk — or when
+    /// claiming or reading the batch failed (logged, counted in `stats().uploadErrors`).
     #[napi(catch_unwind, ts_return_type = "NextBatch | null")]
     pub fn next_batch(&self, env: Env) -> Result<Unknown<'_>> {
         let batch = match self.shared.storage.next_batch() {
             Ok(b) => b,
             Err(StorageError::Busy(_)) => None,
-            Err(e) => return Err(throw(&env, ArgError::Type(format!("nextBatch: {e}")))),
+            // A fault of the disk, not of the caller: an uploader that does not catch must not
+            // bring the app down. Counted in stats().uploadErrors.
+            Err(e) => {
+                log::warn(&format!("nextBatch: {e}"));
+                None
+            }
         };
         let raw = env.raw();
         let mut out = ptr::null_mut();
@@ -855,16 +865,25 @@ impl RumPipeline {
         }
     }
 
-    /// Ends a claim: `delivered` deletes the batch, otherwise it is released for a retry.
+    /// Ends a claim: `delivered` deletes the batch, otherwise it is released for a retry. An id
+    /// that is not a claimed batch is a RangeError; a file operation that fails is logged and
+    /// counted (`stats().uploadErrors`), not thrown.
     #[napi(catch_unwind, ts_args_type = "id: string, delivered: boolean")]
     pub fn complete_batch(&self, env: Env, id: Unknown, delivered: Unknown) -> Result<()> {
         let r = self.reader(&env, "completeBatch");
         let (id, delivered) =
             checked(&env, || Ok((r.string(id.raw(), "id")?, r.boolean(delivered.raw(), "delivered")?)))?;
-        self.shared
-            .storage
-            .complete_batch(&id, delivered)
-            .map_err(|e| throw(&env, ArgError::Range(format!("completeBatch: id {e}"))))
+        match self.shared.storage.complete_batch(&id, delivered) {
+            Ok(()) => Ok(()),
+            Err(e @ StorageError::UnknownBatch(_)) => {
+                Err(throw(&env, ArgError::Range(format!("completeBatch: id {e}"))))
+            }
+            // As in nextBatch: counted in stats().uploadErrors, logged, not thrown.
+            Err(e) => {
+                log::warn(&format!("completeBatch: {e}"));
+                Ok(())
+            }
+        }
     }
 
     fn timeout(&self) -> Duration {

@@ -197,6 +197,10 @@ impl Storage {
     /// Waits at most [`UPLOAD_LOCK_WAIT_MS`] for the writer; past it (a stalled disk) the result
     /// is [`StorageError::Busy`] and nothing changed.
     pub fn next_batch(&self) -> Result<Option<Batch>, StorageError> {
+        self.count_upload_error(self.claim_and_read())
+    }
+
+    fn claim_and_read(&self) -> Result<Option<Batch>, StorageError> {
         loop {
             let (claim, fs) = {
                 let mut store = self.upload_lock()?;
@@ -241,7 +245,15 @@ impl Storage {
     /// is checked only for its form and the change is left to the writer, which makes it before
     /// its next document; an id of a batch that is not claimed is then logged, not returned.
     pub fn complete_batch(&self, id: &str, delivered: bool) -> Result<(), StorageError> {
-        self.complete_or_defer(reader::parse_batch_id(id)?, delivered)
+        let id = reader::parse_batch_id(id)?;
+        self.count_upload_error(self.complete_or_defer(id, delivered))
+    }
+
+    fn count_upload_error<T>(&self, result: Result<T, StorageError>) -> Result<T, StorageError> {
+        if let Err(StorageError::Io { .. }) = &result {
+            self.shared.counters.upload_errors.incr();
+        }
+        result
     }
 
     /// The store for the upload side, or [`StorageError::Busy`] past [`UPLOAD_LOCK_WAIT`].

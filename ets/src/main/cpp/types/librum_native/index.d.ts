@@ -121,6 +121,11 @@ export interface PipelineStats {
    * the writer.
    */
   uploadWaitsGivenUp: number
+  /**
+   * File operations of `nextBatch()` / `completeBatch()` that failed (claim, read, delete,
+   * release): logged and counted, never thrown; the batch stays for a later call.
+   */
+  uploadErrors: number
 }
 
 /** A RUM pipeline on this JS thread: capture, adaptive dispatch, coalescing, batch writer. */
@@ -187,9 +192,14 @@ export declare class RumPipeline {
   /**
    * Claims the oldest sealed batch for upload: `{ id, body, eventCount, bytes }`, or null when
    * none is ready — or when the writer has held the directory for over 16 ms (a stalled disk;
-   * counted in `stats().uploadWaitsGivenUp`): the UI thread does not wait on the disk.
+   * counted in `stats().uploadWaitsGivenUp`): the UI thread does not wait on the disk — or when
+   * claiming or reading the batch failed (logged, counted in `stats().uploadErrors`).
    */
   nextBatch(): NextBatch | null
-  /** Ends a claim: `delivered` deletes the batch, otherwise it is released for a retry. */
+  /**
+   * Ends a claim: `delivered` deletes the batch, otherwise it is released for a retry. An id
+   * that is not a claimed batch is a RangeError; a file operation that fails is logged and
+   * counted (`stats().uploadErrors`), not thrown.
+   */
   completeBatch(id: string, delivered: boolean): void
 }
