@@ -7,7 +7,7 @@
 #   lint       ArkTS strict rules on the non-UI .ets files (ohos-typescript's ArkTS linter)
 #   typecheck  the non-UI .ets files type-check against index.d.ts (tsc --noEmit, SDK stand-ins)
 #   facade     tests/ets-host/*.test.mjs run the facade, built from ets/, against the real
-#              librum_native.so (RUM_NATIVE_LIB=debug|release|<path>, default debug) and a
+#              librum_native.so (RUM_NATIVE_LIB=debug|release|<path>, default release) and a
 #              loopback intake
 #   ohos       (with --ohos or RUM_CHECK_OHOS=1) scripts/check-ohos.sh: nightly cargo check of
 #              the cfg(target_env = "ohos") code for aarch64-unknown-linux-ohos
@@ -69,7 +69,7 @@ if [[ ${#NAMES[@]} -eq 0 ]]; then
     fi
   done
 
-  echo "== facade (node --test tests/ets-host, RUM_NATIVE_LIB=${RUM_NATIVE_LIB:-debug})"
+  echo "== facade (node --test tests/ets-host, RUM_NATIVE_LIB=${RUM_NATIVE_LIB:-release})"
   if (cd "$HOST" && node --test ./*.test.mjs); then
     record facade PASS
   else

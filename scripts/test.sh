@@ -27,8 +27,9 @@ need npm npm
 need nm binutils
 
 node_major=$(node -p 'process.versions.node.split(".")[0]')
-if [ "$node_major" -lt 18 ]; then
-  echo "Node.js 18 or newer is needed for node --test (found $(node --version))" >&2
+if [ "$node_major" -lt 20 ]; then
+  echo "Node.js 20 or newer is needed (node --test --test-concurrency, scripts/burst); found $(node --version)." >&2
+  echo "Install it from nodejs.org or NodeSource; Debian bookworm's apt package is Node 18." >&2
   exit 1
 fi
 

@@ -126,7 +126,6 @@ test('Sendable events are accepted in place of plain arguments', (t) => {
   assert.ok(res.resource.size === undefined || res.resource.size === null, 'an unknown size (-1) is not reported');
 
   assert.ok(ofType(docs, 'view').some((d) => d.view.name === 'Settings' && d.context.tab === 'settings'));
-  assert.ok(RumView && RumAction && RumError);
 });
 
 test('addActions hands a whole collections.Array to the pipeline in one native call', (t) => {

@@ -2,7 +2,7 @@
 // with process.dlopen (Node-API is the ABI ArkTS implements).
 //   RUM_NATIVE_LIB=debug|release  → target/<profile>/librum_native.so (under CARGO_TARGET_DIR if set)
 //   RUM_NATIVE_LIB=<path>         → that file (relative paths from the repository root)
-//   unset                          → target/debug/librum_native.so
+//   unset                          → target/release/librum_native.so (what scripts/test.sh builds)
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const REPO_ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 
 export function nativeLibraryPath() {
-  const setting = process.env.RUM_NATIVE_LIB ?? 'debug';
+  const setting = process.env.RUM_NATIVE_LIB ?? 'release';
   if (setting === 'debug' || setting === 'release') {
     const targetDir = process.env.CARGO_TARGET_DIR
       ? resolve(REPO_ROOT, process.env.CARGO_TARGET_DIR)
@@ -23,8 +23,8 @@ export function nativeLibraryPath() {
 const path = nativeLibraryPath();
 if (!existsSync(path)) {
   throw new Error(
-    `librum_native.so not found at ${path}. Build it first: \`cargo build\` (debug), or ` +
-    '`cargo build --release` and RUM_NATIVE_LIB=release; RUM_NATIVE_LIB may also name the file.'
+    `librum_native.so not found at ${path}. Build it first: \`cargo build --release\`, or ` +
+    '`cargo build` and RUM_NATIVE_LIB=debug; RUM_NATIVE_LIB may also name the file.'
   );
 }
 const loaded = { exports: {} };
@@ -33,7 +33,7 @@ try {
 } catch (e) {
   const hint = /did not self-register/.test(e.message)
     ? ' It was built without the `napi` feature (`cargo test --no-default-features` writes the same file): ' +
-      'run `cargo build` (or `cargo build --release` with RUM_NATIVE_LIB=release).'
+      'run `cargo build --release` (or `cargo build` with RUM_NATIVE_LIB=debug).'
     : '';
   throw new Error(`loading ${path} failed: ${e.message.replace(/\.$/, '')}.${hint}`);
 }
