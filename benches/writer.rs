@@ -164,6 +164,10 @@ fn median_p95(mut v: Vec<f64>) -> (f64, f64) {
 
 fn main() {
     std::env::set_var("RUM_NATIVE_QUIET", "1");
+    // `cargo bench` passes --bench; `cargo test --all-targets` runs this too, in debug: one sample
+    // and a few paced sends there prove it still runs without spending CI time on numbers.
+    let measuring = std::env::args().any(|a| a == "--bench");
+    let (samples, paced_sends_n) = if measuring { (SAMPLES, PACED_SENDS) } else { (1, 20) };
     let dir: PathBuf = std::env::temp_dir().join(format!("rum-writer-bench-{}", std::process::id()));
     fs::create_dir_all(&dir).expect("bench dir");
 
@@ -172,7 +176,7 @@ fn main() {
     serialize(&template, &mut lines);
     let mb = lines.len() as f64 / 1e6;
     println!(
-        "writer bench: {DOCS} action documents, {} bytes each on average ({:.2} MB), {SAMPLES} alternating samples",
+        "writer bench: {DOCS} action documents, {} bytes each on average ({:.2} MB), {samples} alternating samples",
         lines.len() / DOCS,
         mb
     );
@@ -180,7 +184,7 @@ fn main() {
     let (mut floor_s, mut writer_s, mut send_ns, mut ser_s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut ceiling_s = Vec::new();
     let _ = writer(template.clone(), &dir); // warm-up: thread start, page cache
-    for _ in 0..SAMPLES {
+    for _ in 0..samples {
         floor_s.push(floor(&lines, &dir).as_secs_f64());
         ceiling_s.push(serialize_and_append(template.clone(), &dir).as_secs_f64());
         let (total, sent) = writer(template.clone(), &dir);
@@ -192,7 +196,7 @@ fn main() {
         ser_s.push(t.elapsed().as_secs_f64());
         black_box(out);
     }
-    let paced = paced_sends(documents(PACED_SENDS), &dir);
+    let paced = paced_sends(documents(paced_sends_n), &dir);
     let _ = fs::remove_dir_all(&dir);
 
     let (floor_med, floor_p95) = median_p95(floor_s);

@@ -438,13 +438,20 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
             return;
         }
         self.running_inbox = true;
-        while let Some(ev) = self.inbox.pop() {
-            let c = self.counters();
-            c.calls_inline.incr();
-            c.calls_reentrant.incr();
-            self.process(ev, mode);
-        }
+        let ran = catch_unwind(AssertUnwindSafe(|| {
+            while let Some(ev) = self.inbox.pop() {
+                let c = self.counters();
+                c.calls_inline.incr();
+                c.calls_reentrant.incr();
+                self.process(ev, mode);
+            }
+        }));
+        // Reset even when processing panicked (the binding stops the panic): a flag left set
+        // would leave every later call of the mapper in the inbox for good.
         self.running_inbox = false;
+        if let Err(panic) = ran {
+            std::panic::resume_unwind(panic);
+        }
     }
 }
 

@@ -70,10 +70,18 @@ impl FileName {
     }
 }
 
+/// Sequence numbers at or past this were not written by the storage (it counts up from 0 and
+/// would need centuries of files to get here); such a file is left alone, so continuing the
+/// sequence from the highest one on disk can never overflow.
+const MAX_SEQ: u64 = u64::MAX / 2;
+
 /// `<created_ms>-<seq>`
 fn parse_id(s: &str) -> Option<FileId> {
     let (created, seq) = s.split_once('-')?;
-    let seq = if seq.bytes().all(|b| b.is_ascii_digit()) { seq.parse().ok()? } else { return None };
+    let seq: u64 = if seq.bytes().all(|b| b.is_ascii_digit()) { seq.parse().ok()? } else { return None };
+    if seq >= MAX_SEQ {
+        return None;
+    }
     Some(FileId { seq, created_ms: parse_ms(created)? })
 }
 
@@ -109,6 +117,8 @@ mod tests {
             "batch-1-2.ndjson.uploading",
             "notes.txt",
             "buffer-1.ndjson",
+            "batch-1-18446744073709551615.ndjson",
+            "batch-1-9223372036854775807.ndjson",
         ] {
             assert_eq!(FileName::parse(name), None, "{name}");
         }

@@ -178,8 +178,11 @@ impl Writer {
             // Everything queued, taken under one lock of the channel.
             let mut got = false;
             let mut stop = false;
+            // Taken off the channel first, then the clock: a document sent after a clock change
+            // is never stamped with the time before it.
+            let msgs = rx.drain();
             self.now = (self.shared.clock)();
-            for msg in rx.drain() {
+            for msg in msgs {
                 got = true;
                 stop = self.handle_guarded(msg);
                 if stop {
@@ -188,9 +191,7 @@ impl Writer {
             }
             if got {
                 // The channel is empty: what waits in memory goes to disk now.
-                let mut store = self.shared.lock();
-                store.write_out_all();
-                store.publish();
+                self.with_store_guarded(Store::write_out_all);
                 last_message = Instant::now();
             }
             if stop {
@@ -216,16 +217,25 @@ impl Writer {
                         return;
                     }
                 }
-                Err(RecvTimeoutError::Timeout) => {
-                    let mut store = self.shared.lock();
-                    store.seal_if_window_passed();
-                    store.publish();
-                }
+                Err(RecvTimeoutError::Timeout) => self.with_store_guarded(Store::seal_if_window_passed),
                 Err(RecvTimeoutError::Disconnected) => {
                     self.flush(false);
                     return;
                 }
             }
+        }
+    }
+
+    /// `f` on the store, then publish; a panic in it is caught like one in [`Self::handle_guarded`].
+    fn with_store_guarded(&self, f: fn(&mut Store)) {
+        let done = catch_unwind(AssertUnwindSafe(|| {
+            let mut store = self.shared.lock();
+            f(&mut store);
+            store.publish();
+        }));
+        if done.is_err() {
+            self.shared.counters.write_errors.incr();
+            log::error("storage: the writer caught a panic while writing; it goes on");
         }
     }
 
