@@ -23,8 +23,12 @@ export interface UserInfo {
   email?: string
   extra?: { [key: string]: AttributeValue }
 }
-/** A RUM document as the event mapper sees it (the RUM event format). */
-export type RumDocument = { type: string; date: number; [key: string]: unknown }
+/**
+ * A RUM document as the event mapper sees it (the RUM event format), field by name: `type` (a
+ * string) and `date` (epoch ms) always, then `context`, `usr`, `view`, `action`, `error`, ...
+ * A Record, so ArkTS reads and replaces fields by name: `doc['context'] as Record<string, AttributeValue>`.
+ */
+export type RumDocument = Record<string, AttributeValue>
 /** A claimed batch: NDJSON body, view documents reduced to their latest version. */
 export interface NextBatch {
   id: string

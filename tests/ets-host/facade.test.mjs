@@ -39,9 +39,23 @@ function spy(t, method) {
 
 const ofType = (docs, type) => docs.filter((d) => d.type === type);
 
+test('redactContext (an ArkTS-typed mapper) removes attribute keys from every document', (t) => {
+  const m = monitor(t);
+  m.addAttribute('email', 'global@example.com');
+  m.setEventMapper(h.facade.redactContext(['email', 'token']));
+  m.startView('v', 'V');
+  m.addAction('tap', 'login', { email: 'a@b.c', token: 't-1', plan: 'pro' });
+  m.addError('failed', 'custom', undefined, { token: 't-2', code: 7 });
+  m.flush();
+  const docs = drainBatches(m).filter((d) => d.type !== 'view');
+  assert.deepEqual(docs.map((d) => d.type), ['action', 'error']);
+  assert.deepEqual(docs[0].context, { plan: 'pro' });
+  assert.deepEqual(docs[1].context, { code: 7 });
+});
+
 test('the facade is built from ets/ and exports what Index.ets promises', () => {
   for (const name of ['RumMonitor', 'RumAction', 'RumError', 'RumResource', 'RumView', 'RumUploader',
-    'buildSyncedMessageActions', 'buildActionsOnTaskPool', 'rumAttributes']) {
+    'buildSyncedMessageActions', 'buildActionsOnTaskPool', 'rumAttributes', 'redactContext']) {
     assert.equal(typeof h.facade[name], 'function', `${name} is exported`);
   }
   assert.equal(h.facade.RumMonitor.KEEP_ALIVE_INTERVAL_MS, 30000);
