@@ -1,0 +1,84 @@
+// What the binding takes from its host: the JS thread's own global setTimeout for slices and the
+// turn end (DESIGN.md "The JS / ArkTS interface"), one pipeline per canonical storageDir however
+// the path is spelled, and the phone build script's answer on a machine without the SDK.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+
+import {
+  actionSeqs,
+  burst,
+  burstUntilQueued,
+  loadNative,
+  pipelineOptions,
+  range,
+  readBatchFiles,
+  REPO_ROOT,
+  tmpDir,
+  waitDrained,
+} from './lib/helpers.mjs';
+
+test("slices and the turn end are scheduled with the global object's setTimeout, taken at construction", async (t) => {
+  const { RumPipeline } = loadNative();
+  const original = globalThis.setTimeout;
+  const scheduled = [];
+  globalThis.setTimeout = function countingSetTimeout(fn, ms, ...rest) {
+    scheduled.push({ name: fn?.name, ms });
+    return original(fn, ms, ...rest);
+  };
+  let p;
+  try {
+    p = new RumPipeline(pipelineOptions(tmpDir(t), { turnBudgetMs: 1 }));
+  } finally {
+    globalThis.setTimeout = original;
+  }
+  t.after(() => p.stop());
+  p.startView('v', 'Timers');
+  burstUntilQueued(p, { min: 50 });
+  await waitDrained(p);
+  const names = new Set(scheduled.map((s) => s.name));
+  assert.ok(names.has('rumSlice'), `a slice went through the global setTimeout (saw ${[...names]})`);
+  assert.ok(names.has('rumTurnEnd'), `the turn end went through the global setTimeout (saw ${[...names]})`);
+  assert.ok(scheduled.filter((s) => s.name?.startsWith('rum')).every((s) => s.ms === 0), 'with a delay of 0');
+});
+
+test('one pipeline per directory however its path is spelled (a symlink, a .. segment)', (t) => {
+  const { RumPipeline } = loadNative();
+  const dir = tmpDir(t);
+  const link = `${dir}-link`;
+  fs.symlinkSync(dir, link);
+  t.after(() => fs.rmSync(link, { force: true }));
+  const sub = path.join(dir, 'sub');
+  fs.mkdirSync(sub);
+  const spellings = [dir, link, path.join(sub, '..')];
+  const pipelines = spellings.map((storageDir) => new RumPipeline(pipelineOptions(storageDir)));
+  t.after(() => pipelines.forEach((p) => p.stop()));
+
+  const [first] = pipelines;
+  first.startView('v', 'Shared');
+  let next = 0;
+  for (const p of pipelines) next = burst(p, 10, { start: next });
+  const sessions = new Set(pipelines.map((p) => p.sessionId()));
+  assert.equal(sessions.size, 1, 'one scope tree: the same session for every spelling');
+  assert.equal(first.flush(), true);
+  assert.deepEqual(actionSeqs(readBatchFiles(dir).docs), range(0, next), 'one writer: every action once, in order');
+  assert.deepEqual(fs.readdirSync(dir).sort(), ['rum', 'sub'], 'nothing written under another spelling');
+});
+
+test('build-ohos.sh without the HarmonyOS SDK stops with exit code 2 and says what is missing', () => {
+  const env = { ...process.env };
+  delete env.OHOS_NDK_HOME;
+  const r = spawnSync('bash', [path.join(REPO_ROOT, 'scripts', 'build-ohos.sh')], { env, encoding: 'utf8', timeout: 60_000 });
+  assert.equal(r.status, 2, `exit status (stderr: ${r.stderr})`);
+  assert.match(r.stderr, /OHOS_NDK_HOME is not set/);
+  assert.match(r.stderr, /export OHOS_NDK_HOME=/, 'and how to set it');
+
+  env.OHOS_NDK_HOME = tmpDir(null);
+  const r2 = spawnSync('bash', [path.join(REPO_ROOT, 'scripts', 'build-ohos.sh')], { env, encoding: 'utf8', timeout: 60_000 });
+  fs.rmSync(env.OHOS_NDK_HOME, { recursive: true, force: true });
+  assert.equal(r2.status, 2, `an SDK folder without native/: exit status (stderr: ${r2.stderr})`);
+  assert.match(r2.stderr, /native\/llvm\/bin\/clang/);
+});
