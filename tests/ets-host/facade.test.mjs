@@ -149,6 +149,7 @@ test('addActions hands a whole collections.Array to the pipeline in one native c
   const singleCalls = spy(t, 'addAction');
   const m = monitor(t);
   const actions = new collections.Array();
+  assert.equal(Array.isArray(actions), false, 'as on the device, a collections.Array is not a JS Array');
   for (let i = 0; i < 1000; i++) {
     const attrs = new collections.Map();
     attrs.set('i', i);

@@ -1,11 +1,43 @@
 // Run-time stand-in for @kit.ArkTS on the host.
-//   collections — the JS built-ins (a Sendable container is an ordinary one on one thread);
+//   collections — Map is the JS built-in; Array an array-like that is not a JS Array, as on the
+//                 device;
 //   taskpool    — runs the task's function in this process on a later macrotask, as if on a
 //                 worker thread, and hands the result back by reference (no copy), which is what
 //                 Sendable results do on the device;
 //   lang        — types only.
 
-class SendableArray extends Array {}
+/**
+ * collections.Array: like the device's Sendable array, not a JS Array (napi_is_array is false),
+ * so the binding reads it as the device makes it: by `length` and index.
+ */
+class SendableArray {
+  #length = 0;
+
+  constructor(...items) {
+    this.push(...items);
+  }
+
+  get length() {
+    return this.#length;
+  }
+
+  push(...items) {
+    for (const item of items) this[this.#length++] = item;
+    return this.#length;
+  }
+
+  at(index) {
+    return this[index < 0 ? this.#length + index : index];
+  }
+
+  forEach(fn) {
+    for (let i = 0; i < this.#length; i++) fn(this[i], i, this);
+  }
+
+  *[Symbol.iterator]() {
+    for (let i = 0; i < this.#length; i++) yield this[i];
+  }
+}
 Object.defineProperty(SendableArray, 'name', { value: 'Array' });
 
 class SendableMap extends Map {}
