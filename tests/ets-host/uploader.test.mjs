@@ -100,6 +100,33 @@ test('a retryable failure releases the batch, ends the cycle and doubles the del
   assert.deepEqual(actionIndexes(server.accepted()), range(600), 'the failed batch came again, nothing twice');
 });
 
+test('started, the uploader waits the backed-off delay between failed cycles, then recovers', async (t) => {
+  // The first three requests fail with 503: the next cycles come 2×, 4× and (capped) 5× the
+  // interval later. Only lower bounds are checked: a timer never fires early, a loaded machine
+  // may fire it late.
+  const INTERVAL = 40;
+  const arrivals = [];
+  const server = await intake(t, (_r, i) => {
+    arrivals.push(performance.now());
+    return i < 3 ? 503 : 202;
+  });
+  const m = await filledMonitor(t, 600, 16 * 1024);
+  const uploader = new h.facade.RumUploader(m, { site: server.site, clientToken: 't', intervalMs: INTERVAL, maxBackoffMs: 200 });
+  t.after(() => uploader.stop());
+  uploader.start();
+  await until(() => actionIndexes(server.accepted()).length >= 600, 30000, 'every action at the intake');
+  uploader.stop();
+  await uploader.idle();
+
+  const gaps = [1, 2, 3].map((i) => arrivals[i] - arrivals[i - 1]);
+  [80, 160, 200].forEach((delay, i) => {
+    assert.ok(gaps[i] >= delay - 2, `cycle ${i + 2} came ${gaps[i].toFixed(1)} ms after the failure, before its ${delay} ms backoff`);
+  });
+  assert.equal(uploader.failedRequests, 3);
+  assert.equal(uploader.currentDelayMs, INTERVAL, 'back to the interval after a success');
+  assert.deepEqual(actionIndexes(server.accepted()), range(600), 'nothing lost, nothing twice');
+});
+
 test('a batch the intake refuses for good (4xx) is dropped, and the cycle goes on', async (t) => {
   const server = await intake(t, (_r, i) => (i === 0 ? 400 : 202));
   const m = await filledMonitor(t, 300, 16 * 1024);
