@@ -254,6 +254,32 @@ fn the_file_cap_evicts_the_oldest_batches_first() {
 }
 
 #[test]
+fn at_the_file_cap_with_every_batch_claimed_a_new_document_is_dropped_and_counted() {
+    let (dir, clock) = setup();
+    let config = rum_native::core::config::Config { max_batch_files: 2, ..small_config(dir.path()) };
+    let storage = open(&config, &clock);
+    for seq in 0..2 {
+        storage.write(action(seq, 100)).unwrap();
+        assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done); // one sealed batch each
+    }
+    let a = storage.next_batch().unwrap().unwrap();
+    let b = storage.next_batch().unwrap().unwrap();
+    storage.write(action(2, 100)).unwrap(); // a third file would break the cap; none may go
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    let c = storage.counters();
+    assert_eq!(c.dropped_file_cap.get(), 1);
+    assert_eq!(c.evicted_batches_count.get(), 0, "claimed batches are never evicted");
+    assert_eq!(batch_files(storage.directory()).len(), 2);
+
+    storage.complete_batch(&a.id, true).unwrap(); // room again
+    storage.write(action(3, 100)).unwrap();
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    storage.complete_batch(&b.id, true).unwrap();
+    assert_eq!(uploaded_seqs(&storage), vec![3]);
+    assert_eq!(c.documents_received.get(), c.events_accounted());
+}
+
+#[test]
 fn claimed_batches_are_never_evicted_and_a_document_that_cannot_fit_is_dropped() {
     let (dir, clock) = setup();
     let len = line_len(&action(0, 900)) as u64;
