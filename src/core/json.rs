@@ -544,6 +544,16 @@ mod tests {
     }
 
     #[test]
+    fn raw_bytes_are_an_array_of_numbers_as_in_serde_json() {
+        use serde::Serializer as _;
+        let mut theirs = Vec::new();
+        serde_json::Serializer::new(&mut theirs).serialize_bytes(b"\x00a\xff").expect("serializes");
+        let mut ours = Vec::new();
+        (&mut Ser { out: &mut ours }).serialize_bytes(b"\x00a\xff").expect("serializes");
+        assert_eq!(ours, theirs);
+    }
+
+    #[test]
     fn keys_that_are_not_strings_fail_as_in_serde_json() {
         let m = BTreeMap::from([(vec![1u8], 1)]);
         assert!(to_writer(&mut Vec::new(), &m).is_err());
