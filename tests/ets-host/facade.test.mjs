@@ -242,6 +242,22 @@ test('no flush on background when flushOnBackground is false', (t) => {
   assert.equal(flushes.length, 0);
 });
 
+test('without keepAliveIntervalMs the keep-alive runs every 30 s', (t) => {
+  const original = globalThis.setInterval;
+  const intervals = [];
+  globalThis.setInterval = (fn, ms, ...rest) => {
+    intervals.push(ms);
+    return original(fn, ms, ...rest);
+  };
+  try {
+    const m = h.facade.RumMonitor.create(fakeContext(tempDir()), { applicationId: 'app-keep-alive' });
+    t.after(() => m.stop());
+  } finally {
+    globalThis.setInterval = original;
+  }
+  assert.deepEqual(intervals, [30000]);
+});
+
 test('keep-alive runs on its interval in the foreground, pauses in the background, ends at stop', async (t) => {
   const keepAlives = spy(t, 'keepAlive');
   const context = fakeContext(tempDir());
