@@ -83,6 +83,41 @@ fn an_action_that_opens_a_launch_view_drains_the_queue() {
     h.d.call(stop_view("elsewhere"), no_attrs());
     h.d.call(action("still-home"), no_attrs());
     assert_eq!((h.d.queue_len(), h.counters.drains.get()), (5, 0));
+
+    // A resource start lands on a view too, opening a launch view when there is none.
+    let mut h = with_queued_actions(3);
+    h.d.call(stop_view("home"), no_attrs());
+    let start = EventKind::StartResource { key: "r".into(), method: "GET".into(), url: "https://x/r".into() };
+    h.d.call(start, no_attrs());
+    assert_eq!((h.d.queue_len(), h.counters.drains.get()), (0, 1));
+}
+
+/// With no view and an empty queue, the first queued action opens the launch view itself when
+/// its slice runs: neither it nor the actions queued after it (which find that view) drain.
+#[test]
+fn the_first_queued_action_opens_the_launch_view_without_a_drain() {
+    let mut h = harness(4, 1_000, 5 * MS);
+    h.d.call(start_view("home"), no_attrs()); // spends the turn
+    h.sink.set_costs(vec![0]);
+    h.d.call(stop_view("home"), no_attrs()); // queued
+    h.d.drain(); // no view now, the queue empty, the turn still spent
+    assert_eq!(h.counters.drains.get(), 1);
+    call_actions(&mut h.d, "a", 0..3);
+    assert_eq!((h.d.queue_len(), h.counters.drains.get()), (3, 1), "queued, no drain");
+    run_until_idle(&mut h.d);
+    assert_eq!(h.sink.action_names(), ["a0", "a1", "a2"]);
+    let launch_ids: std::collections::HashSet<_> = h
+        .sink
+        .view_docs()
+        .into_iter()
+        .filter_map(|d| if let Document::View(v) = d { Some(v) } else { None })
+        .filter(|v| &*v.view.name == LAUNCH_VIEW_NAME)
+        .map(|v| v.view.id)
+        .collect();
+    assert_eq!(launch_ids.len(), 1, "one launch view, opened by the first action");
+    let Some(Document::View(last)) = h.sink.view_docs().pop() else { panic!("no view document") };
+    assert_eq!(&*last.view.name, LAUNCH_VIEW_NAME, "the actions landed on the launch view");
+    assert_eq!(last.action_count, 3);
 }
 
 #[test]

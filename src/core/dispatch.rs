@@ -30,6 +30,7 @@ use super::coalesce::ViewEmission;
 use super::document::{Document, DocumentKind};
 use super::event::{Attributes, ErrorSource, Event, EventKind};
 use super::pipeline::Pipeline;
+use super::scope::LAUNCH_VIEW_NAME;
 use super::seam::{Clock, EventMapper, MapOutcome, MapperError, Scheduler, Timer};
 use super::stats::{Counter, DispatchCounters};
 use crate::log;
@@ -264,26 +265,29 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
         self.charge_turn(spent, true);
     }
 
-    /// An action queued behind other calls that will find no active view: it opens a launch view,
-    /// which reads and changes the scope tree, so the queue is processed first (DESIGN.md's
-    /// drain points). With an empty queue the action runs inline or starts the queue anyway.
+    /// An action (or a resource start) queued behind other calls that will find no active view:
+    /// it opens a launch view, which reads and changes the scope tree, so the queue is processed
+    /// first (DESIGN.md's drain points). With an empty queue it runs inline or starts the queue
+    /// anyway.
     fn opens_launch_view(&mut self, kind: &EventKind) -> bool {
         if self.queue.is_empty() {
             self.view_after_queue = ViewAfterQueue::AsNow;
             return false;
         }
-        if !matches!(kind, EventKind::Action { .. }) {
-            return false;
-        }
+        opens_a_view_if_none(kind) && !self.view_active_after_queue()
+    }
+
+    /// Whether a view will be active once the queue is processed; reads the scopes once per
+    /// queue, not per call of a burst.
+    fn view_active_after_queue(&mut self) -> bool {
         if self.view_after_queue == ViewAfterQueue::AsNow {
-            // Read once per queue, not per action of a burst.
             let active = self.shared.with_scopes(|s| s.active_view_key().map(str::to_owned));
             self.view_after_queue = active.map_or(ViewAfterQueue::Inactive, ViewAfterQueue::Active);
         }
-        self.view_after_queue == ViewAfterQueue::Inactive
+        matches!(self.view_after_queue, ViewAfterQueue::Active(_))
     }
 
-    /// Follows the queued view calls for [`Self::opens_launch_view`].
+    /// Follows the queued calls for [`Self::opens_launch_view`].
     fn note_queued_view_call(&mut self, kind: &EventKind) {
         match kind {
             EventKind::StartView { key, .. } => self.view_after_queue = ViewAfterQueue::Active(key.clone()),
@@ -296,6 +300,11 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
                 if stops_active {
                     self.view_after_queue = ViewAfterQueue::Inactive;
                 }
+            }
+            // The first call of a queue may open the launch view itself (nothing to drain then):
+            // the calls after it find that view.
+            kind if opens_a_view_if_none(kind) && !self.view_active_after_queue() => {
+                self.view_after_queue = ViewAfterQueue::Active(LAUNCH_VIEW_NAME.to_owned());
             }
             _ => {}
         }
@@ -488,6 +497,11 @@ fn report(c: &DispatchCounters, counter: &Counter, mode: Mode, what: &str, err: 
 
 fn capture<C: Clock>(clock: &C, shared: &Pipeline, kind: EventKind, attrs: Attributes) -> Event {
     Event { seq: shared.reserve_seq(1), wall_ms: clock.wall_ms(), mono_ns: clock.mono_ns(), kind, attrs }
+}
+
+/// Calls that land on the active view, opening a launch view when there is none.
+fn opens_a_view_if_none(kind: &EventKind) -> bool {
+    matches!(kind, EventKind::Action { .. } | EventKind::StartResource { .. })
 }
 
 /// Calls made while the dispatcher is busy (from inside the event mapper): captured at their call,

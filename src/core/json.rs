@@ -343,7 +343,8 @@ macro_rules! structure {
 
 structure!(SerializeStruct, SerializeStructVariant);
 
-/// Map keys: strings, and what serde_json quotes into strings (integers, bools, chars).
+/// Map keys: strings, and what serde_json quotes into strings (integers, finite floats, bools,
+/// chars, and any of them in a `Some`).
 struct KeySer<'a> {
     out: &'a mut Vec<u8>,
 }
@@ -353,6 +354,17 @@ fn key_must_be_a_string() -> Error {
 }
 
 impl KeySer<'_> {
+    /// As serde_json: a finite float in quotes; NaN and infinities are refused.
+    fn quoted_float<F: Serialize + FloatLike>(self, v: F) -> Result<(), Error> {
+        if !v.finite() {
+            return Err(Error::custom("float key must be finite (got NaN or +/-inf)"));
+        }
+        self.out.push(b'"');
+        serde_json::to_writer(&mut *self.out, &v)?;
+        self.out.push(b'"');
+        Ok(())
+    }
+
     fn quoted(self, v: impl itoa::Integer) -> Result<(), Error> {
         self.out.push(b'"');
         write_int(self.out, v);
@@ -391,11 +403,11 @@ impl ser::Serializer for KeySer<'_> {
     fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, value: &T) -> Result<(), Error> {
         value.serialize(self)
     }
-    fn serialize_f32(self, _v: f32) -> Result<(), Error> {
-        Err(key_must_be_a_string())
+    fn serialize_f32(self, v: f32) -> Result<(), Error> {
+        self.quoted_float(v)
     }
-    fn serialize_f64(self, _v: f64) -> Result<(), Error> {
-        Err(key_must_be_a_string())
+    fn serialize_f64(self, v: f64) -> Result<(), Error> {
+        self.quoted_float(v)
     }
     fn serialize_bytes(self, _v: &[u8]) -> Result<(), Error> {
         Err(key_must_be_a_string())
@@ -403,8 +415,8 @@ impl ser::Serializer for KeySer<'_> {
     fn serialize_none(self) -> Result<(), Error> {
         Err(key_must_be_a_string())
     }
-    fn serialize_some<T: Serialize + ?Sized>(self, _value: &T) -> Result<(), Error> {
-        Err(key_must_be_a_string())
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Error> {
+        value.serialize(self)
     }
     fn serialize_unit(self) -> Result<(), Error> {
         Err(key_must_be_a_string())
@@ -551,6 +563,30 @@ mod tests {
         let mut ours = Vec::new();
         (&mut Ser { out: &mut ours }).serialize_bytes(b"\x00a\xff").expect("serializes");
         assert_eq!(ours, theirs);
+    }
+
+    /// A map whose keys are floats and options, which no derived type in the crate writes.
+    struct OddKeys(Vec<(f64, Option<&'static str>)>);
+
+    impl Serialize for OddKeys {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::SerializeMap;
+            let mut m = s.serialize_map(None)?;
+            for (f, o) in &self.0 {
+                m.serialize_entry(f, o)?;
+                m.serialize_entry(o, f)?;
+            }
+            m.end()
+        }
+    }
+
+    #[test]
+    fn float_and_option_keys_match_serde_json() {
+        let keys = OddKeys(vec![(1.5, Some("a")), (-0.0, Some("b\"")), (1e300, Some("c"))]);
+        assert_eq!(ours(&keys), theirs(&keys));
+        let nan = OddKeys(vec![(f64::NAN, Some("a"))]);
+        assert!(to_writer(&mut Vec::new(), &nan).is_err());
+        assert!(serde_json::to_string(&nan).is_err());
     }
 
     #[test]

@@ -46,7 +46,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use flume::{RecvTimeoutError, Sender};
 
@@ -201,9 +201,11 @@ impl Storage {
     }
 
     fn claim_and_read(&self) -> Result<Option<Batch>, StorageError> {
+        // One bound for the whole call, however many claims it goes through.
+        let deadline = Instant::now() + UPLOAD_LOCK_WAIT;
         loop {
             let (claim, fs) = {
-                let mut store = self.upload_lock()?;
+                let mut store = self.shared.lock_until(deadline).ok_or(StorageError::Busy(UPLOAD_LOCK_WAIT))?;
                 let claim = store.claim_next();
                 store.publish();
                 (claim?, store.fs.clone())
@@ -212,24 +214,18 @@ impl Storage {
             // Read outside the lock: the writer never touches a claimed file.
             let data = match fs.read(&claim.path) {
                 Ok(data) => data,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    let _ = self.apply_or_defer(deadline, Deferred::Forget(claim.id));
+                    continue;
+                }
                 Err(e) => {
-                    // Released (or, if the file is gone, forgotten) now or by the writer.
-                    let _ = self.complete_or_defer(claim.id, false);
-                    if e.kind() == std::io::ErrorKind::NotFound {
-                        continue;
-                    }
+                    let _ = self.apply_or_defer(deadline, Deferred::Release(claim.id));
                     return Err(StorageError::io("read", claim.path, e));
                 }
             };
             let (body, event_count) = reader::reduce_views(segment::whole_lines(&data));
             if event_count == 0 {
-                match self.upload_lock() {
-                    Ok(mut store) => {
-                        store.discard_empty(claim.id);
-                        store.publish();
-                    }
-                    Err(_) => self.shared.defer(Deferred::Discard(claim.id)),
-                }
+                let _ = self.apply_or_defer(deadline, Deferred::Discard(claim.id));
                 continue;
             }
             let bytes = body.len() as u64;
@@ -246,7 +242,8 @@ impl Storage {
     /// its next document; an id of a batch that is not claimed is then logged, not returned.
     pub fn complete_batch(&self, id: &str, delivered: bool) -> Result<(), StorageError> {
         let id = reader::parse_batch_id(id)?;
-        self.count_upload_error(self.complete_or_defer(id, delivered))
+        let deadline = Instant::now() + UPLOAD_LOCK_WAIT;
+        self.count_upload_error(self.apply_or_defer(deadline, Deferred::Complete { id, delivered }))
     }
 
     fn count_upload_error<T>(&self, result: Result<T, StorageError>) -> Result<T, StorageError> {
@@ -256,21 +253,16 @@ impl Storage {
         result
     }
 
-    /// The store for the upload side, or [`StorageError::Busy`] past [`UPLOAD_LOCK_WAIT`].
-    fn upload_lock(&self) -> Result<std::sync::MutexGuard<'_, store::Store>, StorageError> {
-        self.shared.lock_within(UPLOAD_LOCK_WAIT).ok_or(StorageError::Busy(UPLOAD_LOCK_WAIT))
-    }
-
-    /// Ends a claim now, or leaves that to the next holder of the store.
-    fn complete_or_defer(&self, id: names::FileId, delivered: bool) -> Result<(), StorageError> {
-        match self.upload_lock() {
-            Ok(mut store) => {
-                let result = store.complete_id(id, delivered);
+    /// Makes an upload-side change now, or leaves it to the next holder of the store.
+    fn apply_or_defer(&self, deadline: Instant, op: Deferred) -> Result<(), StorageError> {
+        match self.shared.lock_until(deadline) {
+            Some(mut store) => {
+                let result = op.apply(&mut store);
                 store.publish();
                 result
             }
-            Err(_) => {
-                self.shared.defer(Deferred::Complete { id, delivered });
+            None => {
+                self.shared.defer(op);
                 Ok(())
             }
         }

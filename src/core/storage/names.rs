@@ -55,6 +55,18 @@ pub(crate) enum FileName {
 }
 
 impl FileName {
+    /// A name found in the directory at open: [`FileName::parse`], less the sequence numbers the
+    /// storage cannot have written (see [`ADOPT_MAX_SEQ`]).
+    pub fn adoptable(name: &str) -> Option<Self> {
+        Self::parse(name).filter(|f| f.id().seq < ADOPT_MAX_SEQ)
+    }
+
+    pub fn id(self) -> FileId {
+        match self {
+            Self::Batch(id) | Self::Buffer(id) | Self::Claimed { id, .. } => id,
+        }
+    }
+
     /// None for any name the storage did not create; such files are left alone.
     pub fn parse(name: &str) -> Option<Self> {
         if let Some(rest) = name.strip_prefix(BUFFER_PREFIX) {
@@ -70,18 +82,15 @@ impl FileName {
     }
 }
 
-/// Sequence numbers at or past this were not written by the storage (it counts up from 0 and
-/// would need centuries of files to get here); such a file is left alone, so continuing the
-/// sequence from the highest one on disk can never overflow.
-const MAX_SEQ: u64 = u64::MAX / 2;
+/// Files found at open with a sequence number at or past this were not written by the storage
+/// (it counts up from 0 and would need centuries of files to get here): they are left alone, so
+/// the sequence, continued from the highest one adopted, can never overflow in a process.
+const ADOPT_MAX_SEQ: u64 = u64::MAX / 4;
 
 /// `<created_ms>-<seq>`
 fn parse_id(s: &str) -> Option<FileId> {
     let (created, seq) = s.split_once('-')?;
-    let seq: u64 = if seq.bytes().all(|b| b.is_ascii_digit()) { seq.parse().ok()? } else { return None };
-    if seq >= MAX_SEQ {
-        return None;
-    }
+    let seq = if seq.bytes().all(|b| b.is_ascii_digit()) { seq.parse().ok()? } else { return None };
     Some(FileId { seq, created_ms: parse_ms(created)? })
 }
 
@@ -117,11 +126,20 @@ mod tests {
             "batch-1-2.ndjson.uploading",
             "notes.txt",
             "buffer-1.ndjson",
-            "batch-1-18446744073709551615.ndjson",
-            "batch-1-9223372036854775807.ndjson",
         ] {
             assert_eq!(FileName::parse(name), None, "{name}");
         }
+    }
+
+    #[test]
+    fn a_seq_the_storage_cannot_have_reached_is_not_adopted() {
+        let huge = "batch-1-18446744073709551615.ndjson";
+        assert!(FileName::parse(huge).is_some(), "still the storage's form");
+        assert_eq!(FileName::adoptable(huge), None);
+        let limit = FileId { seq: ADOPT_MAX_SEQ, created_ms: 1 };
+        assert_eq!(FileName::adoptable(&limit.batch_name()), None);
+        let below = FileId { seq: ADOPT_MAX_SEQ - 1, created_ms: 1 };
+        assert_eq!(FileName::adoptable(&below.claimed_name(5)), Some(FileName::Claimed { id: below, claimed_ms: 5 }));
     }
 
     #[test]

@@ -29,7 +29,7 @@ pub(crate) fn open_store(
     let now = store.now();
     let mut max_seq = None;
     for entry in entries.iter().filter(|e| e.is_file) {
-        let (id, claimed_ms) = match FileName::parse(&entry.name) {
+        let (id, claimed_ms) = match FileName::adoptable(&entry.name) {
             Some(FileName::Batch(id)) => (id, None),
             Some(FileName::Claimed { id, claimed_ms }) => (id, Some(claimed_ms)),
             _ => continue,
@@ -117,7 +117,7 @@ fn adopt_pre_consent(store: &mut Store) -> Option<u64> {
     let mut ids: Vec<FileId> = entries
         .iter()
         .filter(|e| e.is_file)
-        .filter_map(|e| match FileName::parse(&e.name) {
+        .filter_map(|e| match FileName::adoptable(&e.name) {
             Some(FileName::Buffer(id)) => Some(id),
             _ => None,
         })

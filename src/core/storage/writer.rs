@@ -14,7 +14,7 @@ use flume::{Receiver, RecvTimeoutError, Sender};
 
 use super::names::FileId;
 use super::store::{warn, Store};
-use super::{DirLease, FlushOutcome, WallClock};
+use super::{DirLease, FlushOutcome, StorageError, WallClock};
 use crate::core::config::TrackingConsent;
 use crate::core::document::Document;
 use crate::core::stats::StorageCounters;
@@ -53,13 +53,35 @@ pub(crate) struct Shared {
     has_deferred: AtomicBool,
 }
 
-/// An upload-side change to a claimed batch, applied when the store is free.
+/// An upload-side change to a claimed batch: made at once when the store is free, else left to
+/// its next holder.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Deferred {
     /// `complete_batch`: delete (delivered) or release the claim.
     Complete { id: FileId, delivered: bool },
+    /// A claimed batch that could not be read: the claim is released for a later try.
+    Release(FileId),
+    /// A claimed batch whose file is gone: forgotten (and counted as lost).
+    Forget(FileId),
     /// A claimed batch with no whole line: delete it.
     Discard(FileId),
+}
+
+impl Deferred {
+    pub fn apply(self, store: &mut Store) -> Result<(), StorageError> {
+        match self {
+            Self::Complete { id, delivered } => store.complete_id(id, delivered),
+            Self::Release(id) => store.release(id),
+            Self::Forget(id) => {
+                store.forget(id);
+                Ok(())
+            }
+            Self::Discard(id) => {
+                store.discard_empty(id);
+                Ok(())
+            }
+        }
+    }
 }
 
 impl Shared {
@@ -88,11 +110,10 @@ impl Shared {
         store
     }
 
-    /// The store if it is free within `wait`. The upload side runs on the app's UI thread, and
-    /// the writer holds the store during its writes: on a disk that stalls, waiting for it
-    /// would freeze the app.
-    pub fn lock_within(&self, wait: Duration) -> Option<MutexGuard<'_, Store>> {
-        let deadline = Instant::now() + wait;
+    /// The store if it is free before `deadline` (tried at least once). The upload side runs on
+    /// the app's UI thread, and the writer holds the store during its writes: on a disk that
+    /// stalls, waiting for it would freeze the app.
+    pub fn lock_until(&self, deadline: Instant) -> Option<MutexGuard<'_, Store>> {
         let mut pause = Duration::from_micros(20);
         loop {
             let mut store = match self.store.try_lock() {
@@ -126,13 +147,8 @@ impl Shared {
         }
         let ops = std::mem::take(&mut *self.deferred.lock().unwrap_or_else(PoisonError::into_inner));
         for op in ops {
-            match op {
-                Deferred::Complete { id, delivered } => {
-                    if let Err(e) = store.complete_id(id, delivered) {
-                        log::warn(&format!("storage: a deferred completeBatch failed: {e}"));
-                    }
-                }
-                Deferred::Discard(id) => store.discard_empty(id),
+            if let Err(e) = op.apply(store) {
+                log::warn(&format!("storage: a deferred upload-side change ({op:?}) failed: {e}"));
             }
         }
         store.publish();
