@@ -253,6 +253,20 @@ fn the_file_cap_evicts_the_oldest_batches_first() {
     assert_eq!(c.evicted_batches_quota.get(), 0);
 }
 
+/// A killed process loses at most what was still in the channel: a document that wakes an idle
+/// writer is written at once, not held in memory until the next message or the window's seal.
+#[test]
+fn a_document_that_wakes_an_idle_writer_reaches_the_file_without_a_flush() {
+    let (dir, clock) = setup();
+    let config = rum_native::core::config::Config { batch_window_ms: 60_000, ..small_config(dir.path()) };
+    let storage = open(&config, &clock);
+    storage.write(action(0, 100)).unwrap();
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    std::thread::sleep(std::time::Duration::from_millis(200)); // the writer now waits on the channel
+    storage.write(action(1, 100)).unwrap();
+    wait_until("the document in a batch file", || seqs_on_disk(storage.directory()) == [0, 1]);
+}
+
 #[test]
 fn at_the_file_cap_with_every_batch_claimed_a_new_document_is_dropped_and_counted() {
     let (dir, clock) = setup();

@@ -232,6 +232,9 @@ impl Writer {
                     if self.handle_guarded(msg) {
                         return;
                     }
+                    // As after a drain: a document that woke the writer goes to disk now, not
+                    // with the next message or the window's seal.
+                    self.with_store_guarded(Store::write_out_all);
                 }
                 Err(RecvTimeoutError::Timeout) => self.with_store_guarded(Store::seal_if_window_passed),
                 Err(RecvTimeoutError::Disconnected) => {
