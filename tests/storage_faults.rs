@@ -236,6 +236,54 @@ fn the_crash_path_fsyncs_the_batch_and_its_directory_and_a_plain_flush_does_not(
     assert_eq!(seqs_on_disk(storage.directory()), (0..10).collect::<Vec<_>>());
 }
 
+/// A delivered batch whose file cannot be deleted is never handed out again (the intake would
+/// see it twice); the delete is retried when its claim would go stale, and counted once.
+#[test]
+fn a_delivered_batch_that_cannot_be_deleted_is_not_uploaded_again() {
+    let (dir, clock) = setup();
+    let fs = FaultFs::new();
+    let config = small_config(dir.path());
+    let storage = Storage::open(&config, fault_options(&clock, &fs)).unwrap();
+    write_actions(&storage, 0..3, 350);
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    let batch = storage.next_batch().unwrap().expect("a batch");
+    fs.inject_on(Op::Remove, ".uploading", EACCES, 2, false);
+    assert!(matches!(storage.complete_batch(&batch.id, true), Err(StorageError::Io { .. })));
+    assert!(storage.complete_batch(&batch.id, false).is_err(), "not released by a later 'not delivered'");
+    assert_eq!(storage.counters().upload_errors.get(), 2);
+
+    clock.advance(config.claim_timeout_ms as i64);
+    assert!(storage.next_batch().unwrap().is_none(), "not handed out again when its claim went stale");
+    assert!(batch_files(storage.directory()).is_empty(), "the delete was retried and went through");
+    let c = storage.counters();
+    assert_eq!((c.batches_delivered.get(), c.events_delivered.get()), (1, 3), "counted once");
+    assert_eq!(c.documents_received.get(), c.events_accounted());
+}
+
+/// A claimed batch that cannot be read stays claimed, so the uploader goes on with the next one
+/// instead of failing on it at every call; it is tried again once its claim goes stale.
+#[test]
+fn an_unreadable_batch_does_not_stall_the_ones_after_it() {
+    let (dir, clock) = setup();
+    let fs = FaultFs::new();
+    let config = small_config(dir.path());
+    let storage = Storage::open(&config, fault_options(&clock, &fs)).unwrap();
+    for range in [0..3, 3..6] {
+        write_actions(&storage, range, 350);
+        assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    }
+    fs.inject_on(Op::Read, ".uploading", EACCES, 1, false);
+    assert!(matches!(storage.next_batch(), Err(StorageError::Io { .. })));
+    let next = storage.next_batch().unwrap().expect("the next batch");
+    assert_eq!(seqs_in(&next.body), vec![3, 4, 5]);
+    storage.complete_batch(&next.id, true).unwrap();
+    assert!(storage.next_batch().unwrap().is_none(), "the unreadable one waits for its claim to go stale");
+
+    clock.advance(config.claim_timeout_ms as i64);
+    let retried = storage.next_batch().unwrap().expect("tried again");
+    assert_eq!(seqs_in(&retried.body), vec![0, 1, 2]);
+}
+
 /// The upload side runs on the UI thread: while the writer is stuck in a write (a disk that
 /// does not answer), `next_batch` gives up with `Busy` instead of waiting, and `complete_batch`
 /// leaves its change for the writer, which makes it once the write returns.

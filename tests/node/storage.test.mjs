@@ -147,13 +147,17 @@ test('a file operation of the upload side that fails is counted and logged, neve
   fs.mkdirSync(batchPath);
   assert.equal(p.nextBatch(), null, 'nextBatch returns null instead of throwing');
   assert.equal(p.stats().uploadErrors, 1);
-  fs.rmdirSync(batchPath);
 
-  // A claimed batch whose file became a directory with something in it: deleting it fails.
+  // It stays claimed, so the next call goes on with the next batch.
   burst(p, 5, { start: 5 });
   assert.equal(p.flush(), true);
   const b = p.nextBatch();
   assert.ok(b, 'the next sealed batch is claimed');
+  const stuck = fs.readdirSync(rum).find((n) => n.startsWith(sealed.name) && n.endsWith('.uploading'));
+  assert.ok(stuck, 'the unreadable batch is left claimed');
+  fs.rmdirSync(path.join(rum, stuck));
+
+  // A claimed batch whose file became a directory with something in it: deleting it fails.
   const claimed = fs.readdirSync(rum).find((n) => n.startsWith(b.id) && n.endsWith('.uploading'));
   assert.ok(claimed, `a claimed file for ${b.id}`);
   fs.rmSync(path.join(rum, claimed));

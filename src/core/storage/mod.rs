@@ -218,10 +218,9 @@ impl Storage {
                     let _ = self.apply_or_defer(deadline, Deferred::Forget(claim.id));
                     continue;
                 }
-                Err(e) => {
-                    let _ = self.apply_or_defer(deadline, Deferred::Release(claim.id));
-                    return Err(StorageError::io("read", claim.path, e));
-                }
+                // Left claimed: the next call goes on with the next batch instead of failing on
+                // this one again; the claim goes stale and the read is retried later.
+                Err(e) => return Err(StorageError::io("read", claim.path, e)),
             };
             let (body, event_count) = reader::reduce_views(segment::whole_lines(&data));
             if event_count == 0 {

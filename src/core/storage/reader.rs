@@ -87,7 +87,9 @@ impl Store {
             .map(|(id, _)| *id)
             .collect();
         for id in stale {
-            if self.release(id).is_ok() {
+            if self.batches.get(&id).is_some_and(|e| e.delivered) {
+                let _ = self.delete_delivered(id); // still failing: tried again later
+            } else if self.release(id).is_ok() {
                 self.counters.stale_claims_released.incr();
             }
         }
@@ -117,15 +119,30 @@ impl Store {
 
     /// The uploader's answer: delivered → the batch is deleted; otherwise the claim is released
     /// and the batch is the next one claimed. An id that is not a claimed batch changes nothing.
+    /// A delete that fails leaves the batch claimed and marked delivered, so it is not handed out
+    /// again; the delete is retried when the claim would go stale.
     pub fn complete_id(&mut self, id: FileId, delivered: bool) -> Result<(), StorageError> {
         let unknown = || StorageError::UnknownBatch(id.batch_name());
-        let Some(entry) = self.batches.get(&id).copied() else { return Err(unknown()) };
-        let Some(claimed_ms) = entry.claimed_ms else { return Err(unknown()) };
-        if !delivered {
+        let Some(entry) = self.batches.get_mut(&id) else { return Err(unknown()) };
+        if entry.claimed_ms.is_none() {
+            return Err(unknown());
+        }
+        // Once delivered, a batch is only ever deleted: a later "not delivered" cannot make the
+        // intake see it twice.
+        if !delivered && !entry.delivered {
             self.release(id)?;
             self.counters.batches_released.incr();
             return Ok(());
         }
+        entry.delivered = true;
+        self.delete_delivered(id)
+    }
+
+    /// Deletes a delivered batch's file and counts it delivered; on failure the entry stays,
+    /// marked delivered, and its events stay counted on disk.
+    fn delete_delivered(&mut self, id: FileId) -> Result<(), StorageError> {
+        let Some(entry) = self.batches.get(&id).copied() else { return Ok(()) };
+        let Some(claimed_ms) = entry.claimed_ms else { return Ok(()) };
         let path = self.claimed_path(id, claimed_ms);
         remove_if_exists(&*self.fs, &path).map_err(|e| StorageError::io("delete", path, e))?;
         self.batches.remove(&id);

@@ -41,7 +41,7 @@ pub(crate) fn open_store(
         let path = root.join(&entry.name);
         let Some((bytes, events)) = adopt_file(&mut store, &path) else { continue };
         let claimed_ms = claimed_ms.and_then(|ms| release_if_stale(&mut store, id, ms, now));
-        store.batches.insert(id, Entry { bytes, events, claimed_ms });
+        store.batches.insert(id, Entry { bytes, events, claimed_ms, delivered: false });
         store.bytes += bytes;
         store.events += events;
         store.counters.batches_recovered.incr();

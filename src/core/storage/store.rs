@@ -117,6 +117,10 @@ pub(crate) struct Entry {
     pub bytes: u64,
     pub events: u64,
     pub claimed_ms: Option<i64>,
+    /// The uploader delivered it but its file could not be deleted: never handed out again; the
+    /// delete is tried again when its claim would go stale (this process only: after a restart
+    /// the batch is uploaded again).
+    pub delivered: bool,
 }
 
 pub(crate) struct Active {
@@ -346,12 +350,12 @@ impl Store {
             if active.seg.has_file() {
                 if let Err(e) = remove_if_exists(&*self.fs, active.seg.path()) {
                     self.record_failure("remove", active.seg.path(), &e);
-                    self.batches.insert(active.id, Entry { bytes, events, claimed_ms: None });
+                    self.batches.insert(active.id, Entry { bytes, events, claimed_ms: None, delivered: false });
                 }
             }
             return;
         }
-        self.batches.insert(active.id, Entry { bytes, events, claimed_ms: None });
+        self.batches.insert(active.id, Entry { bytes, events, claimed_ms: None, delivered: false });
         self.counters.batches_sealed.incr();
     }
 

@@ -59,8 +59,6 @@ pub(crate) struct Shared {
 pub(crate) enum Deferred {
     /// `complete_batch`: delete (delivered) or release the claim.
     Complete { id: FileId, delivered: bool },
-    /// A claimed batch that could not be read: the claim is released for a later try.
-    Release(FileId),
     /// A claimed batch whose file is gone: forgotten (and counted as lost).
     Forget(FileId),
     /// A claimed batch with no whole line: delete it.
@@ -71,7 +69,6 @@ impl Deferred {
     pub fn apply(self, store: &mut Store) -> Result<(), StorageError> {
         match self {
             Self::Complete { id, delivered } => store.complete_id(id, delivered),
-            Self::Release(id) => store.release(id),
             Self::Forget(id) => {
                 store.forget(id);
                 Ok(())
