@@ -92,10 +92,15 @@ const DRAIN_POINTS = {
   stopSession: (p) => p.stopSession(),
   setUser: (p) => p.setUser({ id: 'drain' }),
   setTrackingConsent: (p) => p.setTrackingConsent('granted'),
+  // The view stopped behind the queue: this action will open a launch view.
+  'addAction (opening a launch view)': (p) => {
+    p.stopView('v');
+    p.addAction('custom', 'after the view', { seq: 1e9 });
+  },
 };
 
 for (const [name, call] of Object.entries(DRAIN_POINTS)) {
-  test(`${name}() drains the queue synchronously`, async (t) => {
+  test(`${name.includes(' ') ? name : `${name}()`} drains the queue synchronously`, async (t) => {
     const { p, dir } = openPipeline(t, { turnBudgetMs: 1, ...BIG_QUOTA });
     p.startView('v', 'Drain');
     const n = burstUntilQueued(p, { min: 100 });
@@ -109,7 +114,8 @@ for (const [name, call] of Object.entries(DRAIN_POINTS)) {
     // stop() may hand the last writes to the writer without waiting: give it a moment.
     if (name === 'stop') await until(() => actionSeqs(readBatchFiles(dir).docs).length >= n, 5000, 'the writes after stop()');
     const docs = readBatchFiles(dir).docs;
-    assert.deepEqual(actionSeqs(docs), range(0, n), `${name}(): every queued action written, in order`);
+    const expected = name.startsWith('addAction') ? [...range(0, n), 1e9] : range(0, n);
+    assert.deepEqual(actionSeqs(docs), expected, `${name}(): every queued action written, in order`);
     if (name === 'addError' || name === 'markCrash') {
       const errIdx = docs.findIndex((d) => d.type === 'error');
       assert.ok(errIdx >= 0, 'the error is written');
