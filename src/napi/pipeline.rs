@@ -759,9 +759,11 @@ impl RumPipeline {
                 d.set_mapper(mapper.map(|m| Box::new(m) as _));
                 Ok(())
             }
-            Err(_) => {
-                Err(throw(&env, ArgError::Type("setEventMapper: cannot be called from inside the event mapper".into())))
-            }
+            // Not a bad argument: a call at the wrong moment, so a plain Error.
+            Err(_) => Err(Error::new(
+                Status::GenericFailure,
+                "setEventMapper: cannot be called from inside the event mapper; call it after the mapper returns",
+            )),
         }
     }
 

@@ -280,3 +280,28 @@ test('a mapper changes documents that carry the deepest attributes accepted', (t
   const [a] = ofType(readBatchFiles(dir).docs, 'action');
   assert.equal(a.context.redacted, true, "the mapper's change is written, not the unchanged document");
 });
+
+test('setEventMapper from inside the mapper is a plain Error naming the method, and changes nothing', (t) => {
+  const { p, dir } = openPipeline(t);
+  const seen = [];
+  p.setEventMapper((doc) => {
+    try {
+      p.setEventMapper(null);
+    } catch (e) {
+      seen.push(e);
+    }
+    doc.context = { ...doc.context, mapped: true };
+    return doc;
+  });
+  p.startView('v', 'Nested');
+  p.addAction('tap', 'first');
+  p.addAction('tap', 'second');
+  assert.equal(p.flush(), true);
+  assert.equal(seen.length, 2, 'thrown at each attempt');
+  for (const e of seen) {
+    assert.equal(e.constructor, Error, `a plain Error, not a ${e.constructor.name}: the arguments were fine`);
+    assert.match(e.message, /setEventMapper: cannot be called from inside the event mapper/);
+  }
+  const actions = ofType(readBatchFiles(dir).docs, 'action');
+  assert.deepEqual(actions.map((a) => a.context.mapped), [true, true], 'the mapper stayed installed');
+});
