@@ -47,10 +47,7 @@ fn each_injected_error_is_counted_reported_by_flush_and_recovered_from() {
 
 #[test]
 fn a_partial_write_is_cut_back_to_the_last_whole_line() {
-    let (dir, clock) = setup();
-    let fs = FaultFs::new();
-    let config = small_config(dir.path());
-    let storage = Storage::open(&config, fault_options(&clock, &fs)).unwrap();
+    let FaultSetup { dir: _dir, clock, fs, config, storage } = with_faults();
     write_actions(&storage, 0..3, 350);
     wait_until("three lines written", || storage.counters().documents_written.get() == 3);
     fs.inject_on(Op::Write, "", ENOSPC, 1, true); // half the lines reach the file, then ENOSPC
@@ -240,10 +237,7 @@ fn the_crash_path_fsyncs_the_batch_and_its_directory_and_a_plain_flush_does_not(
 /// see it twice); the delete is retried when its claim would go stale, and counted once.
 #[test]
 fn a_delivered_batch_that_cannot_be_deleted_is_not_uploaded_again() {
-    let (dir, clock) = setup();
-    let fs = FaultFs::new();
-    let config = small_config(dir.path());
-    let storage = Storage::open(&config, fault_options(&clock, &fs)).unwrap();
+    let FaultSetup { dir: _dir, clock, fs, config, storage } = with_faults();
     write_actions(&storage, 0..3, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let batch = storage.next_batch().unwrap().expect("a batch");
@@ -264,10 +258,7 @@ fn a_delivered_batch_that_cannot_be_deleted_is_not_uploaded_again() {
 /// instead of failing on it at every call; it is tried again once its claim goes stale.
 #[test]
 fn an_unreadable_batch_does_not_stall_the_ones_after_it() {
-    let (dir, clock) = setup();
-    let fs = FaultFs::new();
-    let config = small_config(dir.path());
-    let storage = Storage::open(&config, fault_options(&clock, &fs)).unwrap();
+    let FaultSetup { dir: _dir, clock, fs, config, storage } = with_faults();
     for range in [0..3, 3..6] {
         write_actions(&storage, range, 350);
         assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);

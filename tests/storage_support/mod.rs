@@ -445,3 +445,21 @@ impl Fs for FaultFs {
 pub fn fault_options(clock: &FakeClock, fs: &FaultFs) -> StorageOptions {
     StorageOptions { clock: clock.wall(), fs: Arc::new(fs.clone()) }
 }
+
+/// A storage with [`small_config`] on a fresh directory, over the fault file system.
+pub struct FaultSetup {
+    /// Removed when dropped: keep it (bind it to a named variable) for the test's length.
+    pub dir: TempDir,
+    pub clock: FakeClock,
+    pub fs: FaultFs,
+    pub config: Config,
+    pub storage: Storage,
+}
+
+pub fn with_faults() -> FaultSetup {
+    let (dir, clock) = setup();
+    let fs = FaultFs::new();
+    let config = small_config(dir.path());
+    let storage = Storage::open(&config, fault_options(&clock, &fs)).unwrap();
+    FaultSetup { dir, clock, fs, config, storage }
+}
