@@ -86,6 +86,20 @@ fn files_and_directories_are_owner_only() {
     assert_eq!(mode(storage.directory()), 0o700);
     let (_, _, file) = &batch_files(storage.directory())[0];
     assert_eq!(mode(file), 0o600);
+
+    // The pre-consent buffer too: its directory and its chunk files.
+    let (dir, clock) = setup();
+    let config = with_consent(small_config(dir.path()), rum_native::core::config::TrackingConsent::Pending);
+    let storage = open(&config, &clock);
+    storage.write(action(0, 10)).unwrap();
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    let pending = storage.directory().join(rum_native::core::storage::PENDING_DIR);
+    assert_eq!(mode(&pending), 0o700);
+    let chunks: Vec<_> = std::fs::read_dir(&pending).unwrap().map(|e| e.unwrap().path()).collect();
+    assert!(!chunks.is_empty(), "a buffer chunk was written");
+    for chunk in chunks {
+        assert_eq!(mode(&chunk), 0o600, "{}", chunk.display());
+    }
 }
 
 #[test]
