@@ -299,11 +299,18 @@ fn at_the_file_cap_with_every_batch_claimed_a_new_document_is_dropped_and_counte
     assert_eq!(c.evicted_batches_count.get(), 0, "claimed batches are never evicted");
     assert_eq!(batch_files(storage.directory()).len(), 2);
 
-    storage.complete_batch(&a.id, true).unwrap(); // room again
-    storage.write(action(3, 100)).unwrap();
+    room_after_a_claim_ends(&storage, [&a.id, &b.id], 3, 100);
+}
+
+/// Ending the first claim makes room: one more document is written; once the second claim ends,
+/// it is the only one left to upload, and every document is accounted for.
+fn room_after_a_claim_ends(storage: &Storage, [first, second]: [&str; 2], seq: u64, pad: usize) {
+    storage.complete_batch(first, true).unwrap();
+    storage.write(action(seq, pad)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
-    storage.complete_batch(&b.id, true).unwrap();
-    assert_eq!(uploaded_seqs(&storage), vec![3]);
+    storage.complete_batch(second, true).unwrap();
+    assert_eq!(uploaded_seqs(storage), vec![seq]);
+    let c = storage.counters();
     assert_eq!(c.documents_received.get(), c.events_accounted());
 }
 
@@ -331,12 +338,7 @@ fn claimed_batches_are_never_evicted_and_a_document_that_cannot_fit_is_dropped()
     assert_eq!(c.dropped_quota.get(), 1);
     assert_eq!(c.evicted_batches_quota.get(), 0);
     assert_eq!(batch_files(storage.directory()).iter().filter(|f| f.1).count(), 2, "both claims intact");
-    storage.complete_batch(&a.id, true).unwrap();
-    storage.write(action(9, 900)).unwrap();
-    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
-    storage.complete_batch(&b.id, true).unwrap();
-    assert_eq!(uploaded_seqs(&storage), vec![9]);
-    assert_eq!(c.documents_received.get(), c.events_accounted());
+    room_after_a_claim_ends(&storage, [&a.id, &b.id], 9, 900);
 }
 
 #[test]

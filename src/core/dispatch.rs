@@ -270,11 +270,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     /// first (DESIGN.md's drain points). With an empty queue it runs inline or starts the queue
     /// anyway.
     fn opens_launch_view(&mut self, kind: &EventKind) -> bool {
-        if self.queue.is_empty() {
-            self.view_after_queue = ViewAfterQueue::AsNow;
-            return false;
-        }
-        opens_a_view_if_none(kind) && !self.view_active_after_queue()
+        !self.queue.is_empty() && opens_a_view_if_none(kind) && !self.view_active_after_queue()
     }
 
     /// Whether a view will be active once the queue is processed; reads the scopes once per
@@ -287,8 +283,12 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
         matches!(self.view_after_queue, ViewAfterQueue::Active(_))
     }
 
-    /// Follows the queued calls for [`Self::opens_launch_view`].
+    /// Follows the queued calls for [`Self::opens_launch_view`]; a new queue starts from the
+    /// scopes as they are.
     fn note_queued_view_call(&mut self, kind: &EventKind) {
+        if self.queue.is_empty() {
+            self.view_after_queue = ViewAfterQueue::AsNow;
+        }
         match kind {
             EventKind::StartView { key, .. } => self.view_after_queue = ViewAfterQueue::Active(key.clone()),
             EventKind::StopView { key } => {

@@ -139,7 +139,9 @@ impl Shared {
     }
 
     fn apply_deferred(&self, store: &mut Store) {
-        if !self.has_deferred.swap(false, Ordering::Acquire) {
+        // The writer takes the store once per document: a plain load on that path, the swap only
+        // when something waits.
+        if !self.has_deferred.load(Ordering::Acquire) || !self.has_deferred.swap(false, Ordering::Acquire) {
             return;
         }
         let ops = std::mem::take(&mut *self.deferred.lock().unwrap_or_else(PoisonError::into_inner));
