@@ -8,8 +8,9 @@ const lines = readFileSync(input, 'utf8')
   .split('\n')
   .filter(Boolean)
   .map((l) => JSON.parse(l))
-  // napi-derive escapes the newlines between members of a definition.
-  .map((d) => ({ ...d, def: (d.def ?? '').replaceAll('\\n', '\n') }));
+  // napi-derive escapes the newlines between members of a definition, and keeps the `r"` of doc
+  // comments that reach it through a macro (src/napi/stats.rs) as raw string literals.
+  .map((d) => ({ ...d, def: (d.def ?? '').replaceAll('\\n', '\n').replace(/(\/\*\*|\*) r" /g, '$1 ') }));
 
 // Re-indents a definition: its own leading spaces vary, JSDoc continuation lines keep ' *'.
 const indent = (text, by = '  ') =>

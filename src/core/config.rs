@@ -77,6 +77,23 @@ pub const MAX_STOPPED_VIEWS_WITH_PENDING: usize = 10;
 /// about 100 MB); a longer list is refused with a RangeError before anything is read.
 pub const MAX_ACTIONS_PER_CALL: u32 = 100_000;
 
+/// The largest `turnBudgetMs`: past a second the "budget" no longer keeps any frame smooth.
+pub const MAX_TURN_BUDGET_MS: u64 = 1_000;
+
+/// The largest `queueCapacity`: a million captured events already hold hundreds of MB.
+pub const MAX_QUEUE_CAPACITY: u64 = 1_000_000;
+
+/// The largest `eventMaxBytes`: the budget is all that bounds what one argument may make the
+/// binding read and allocate (a sparse array's length, an iterator's entries), so it must stay far
+/// below what a device can allocate.
+pub const MAX_EVENT_MAX_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The largest `maxBatchFiles`: the writer keeps one small record per file in memory.
+pub const MAX_MAX_BATCH_FILES: u64 = 1_000_000;
+
+/// The largest `flushTimeoutMs`: a UI thread blocked for a minute is already an ANR.
+pub const MAX_FLUSH_TIMEOUT_MS: u64 = 60_000;
+
 /// Tracking consent, as the host sets it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TrackingConsent {
@@ -168,10 +185,17 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 impl Config {
-    /// Checks every setting; the first bad one is reported with its option name.
+    /// Checks every setting; the first bad one is reported with its option name. This is the only
+    /// place ranges are checked: the binding only turns JS values into these fields.
     pub fn validate(&self) -> Result<(), ConfigError> {
         fn bad(field: &'static str, reason: impl Into<String>) -> Result<(), ConfigError> {
             Err(ConfigError { field, reason: reason.into() })
+        }
+        fn within(field: &'static str, n: u64, min: u64, max: u64) -> Result<(), ConfigError> {
+            if n < min || n > max {
+                return bad(field, format!("must be an integer from {min} to {max}, got {n}"));
+            }
+            Ok(())
         }
         if self.storage_dir.as_os_str().is_empty() {
             return bad("storageDir", "must not be empty");
@@ -179,33 +203,19 @@ impl Config {
         if self.application_id.is_empty() {
             return bad("applicationId", "must not be empty");
         }
-        if self.turn_budget_ms == 0 || self.turn_budget_ms > 1_000 {
-            return bad("turnBudgetMs", "must be between 1 and 1000");
-        }
-        if self.queue_capacity == 0 || self.queue_capacity > 1_000_000 {
-            return bad("queueCapacity", "must be between 1 and 1000000");
-        }
-        if self.event_max_bytes < 1024 {
-            return bad("eventMaxBytes", "must be at least 1024");
-        }
+        within("turnBudgetMs", self.turn_budget_ms.into(), 1, MAX_TURN_BUDGET_MS)?;
+        within("queueCapacity", self.queue_capacity as u64, 1, MAX_QUEUE_CAPACITY)?;
+        within("eventMaxBytes", self.event_max_bytes, 1024, MAX_EVENT_MAX_BYTES)?;
         if self.batch_max_bytes < self.event_max_bytes.min(64 * 1024) {
             return bad("batchMaxBytes", "must be at least min(eventMaxBytes, 64 KiB)");
         }
         if self.disk_quota_bytes < self.batch_max_bytes {
             return bad("diskQuotaBytes", "must be at least batchMaxBytes");
         }
-        if self.max_batch_files < 2 {
-            return bad("maxBatchFiles", "must be at least 2 (one active, one sealed)");
-        }
-        if self.batch_window_ms == 0 {
-            return bad("batchWindowMs", "must be positive");
-        }
-        if self.batch_max_age_ms == 0 {
-            return bad("batchMaxAgeMs", "must be positive");
-        }
-        if self.flush_timeout_ms == 0 || self.flush_timeout_ms > 60_000 {
-            return bad("flushTimeoutMs", "must be between 1 and 60000");
-        }
+        within("maxBatchFiles", self.max_batch_files.into(), 2, MAX_MAX_BATCH_FILES)?;
+        within("batchWindowMs", self.batch_window_ms, 1, u64::MAX)?;
+        within("batchMaxAgeMs", self.batch_max_age_ms, 1, u64::MAX)?;
+        within("flushTimeoutMs", self.flush_timeout_ms.into(), 1, MAX_FLUSH_TIMEOUT_MS)?;
         Ok(())
     }
 }
@@ -237,6 +247,11 @@ mod tests {
             (Config { disk_quota_bytes: 1, ..valid() }, "diskQuotaBytes"),
             (Config { max_batch_files: 1, ..valid() }, "maxBatchFiles"),
             (Config { flush_timeout_ms: 0, ..valid() }, "flushTimeoutMs"),
+            (Config { flush_timeout_ms: 60_001, ..valid() }, "flushTimeoutMs"),
+            (Config { turn_budget_ms: 1_001, ..valid() }, "turnBudgetMs"),
+            (Config { max_batch_files: u32::MAX, ..valid() }, "maxBatchFiles"),
+            (Config { event_max_bytes: MAX_EVENT_MAX_BYTES + 1, ..valid() }, "eventMaxBytes"),
+            (Config { batch_window_ms: 0, ..valid() }, "batchWindowMs"),
         ];
         for (c, field) in cases {
             assert_eq!(c.validate().unwrap_err().field, field);

@@ -9,6 +9,7 @@ pub mod event;
 pub mod ids;
 pub mod json;
 pub mod pipeline;
+pub mod registry;
 pub mod scope;
 pub mod seam;
 pub mod stats;

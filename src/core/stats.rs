@@ -36,94 +36,163 @@ impl Counter {
     }
 }
 
-/// Dispatch-side counters (the JS threads).
-#[derive(Debug, Default)]
-pub struct DispatchCounters {
-    pub calls_inline: Counter,
-    pub calls_queued: Counter,
-    /// Events waiting, all dispatchers of the pipeline together.
-    pub queue_length: Counter,
-    pub queue_high_water: Counter,
-    pub slices_run: Counter,
-    /// Slices run synchronously because the queue was at capacity.
-    pub slices_at_capacity: Counter,
-    pub longest_slice_us: Counter,
-    pub longest_inline_turn_us: Counter,
-    pub drains: Counter,
-    pub documents_produced: Counter,
-    pub view_writes_saved: Counter,
-    pub mapper_errors: Counter,
-    pub mapper_dropped: Counter,
-    /// Failures inside deferred slices (sink errors, mapper faults), logged and swallowed.
-    pub slice_errors: Counter,
-    pub sink_errors: Counter,
-    pub resources_dropped: Counter,
-    pub sessions_started: Counter,
-    /// `stopResource` calls whose key matched no pending resource.
-    pub resources_unmatched: Counter,
-    /// Calls made from inside the event mapper (re-entrant, through the dispatcher's inbox); also
-    /// counted in `calls_inline`.
-    pub calls_reentrant: Counter,
+/// The one list of counters, by set. Expanded here into the core's counter structs and by the
+/// binding into the JS `stats()` object, so a counter cannot be missing from either side; each
+/// doc comment lands in both the rustdoc and `index.d.ts`.
+#[macro_export]
+macro_rules! for_each_counter_set {
+    ($then:ident) => {
+        $then! {
+            /// Dispatch-side counters (the JS threads).
+            DispatchCounters {
+                /// Calls processed on the caller's turn.
+                calls_inline,
+                /// Calls queued for a later slice.
+                calls_queued,
+                /// Gauge: events waiting, all dispatchers of the pipeline together.
+                queue_length,
+                /// The longest the queue has been.
+                queue_high_water,
+                /// Slices run (scheduled, at capacity and drains).
+                slices_run,
+                /// Slices run synchronously because the queue was at capacity.
+                slices_at_capacity,
+                /// The longest slice, µs.
+                longest_slice_us,
+                /// The longest time one turn spent on inline calls, µs.
+                longest_inline_turn_us,
+                /// Synchronous drains (errors, crashes, flush, stop, session, user, consent).
+                drains,
+                /// Documents produced by processing, before the event mapper.
+                documents_produced,
+                /// View documents not written because a later one of the same slice replaced them.
+                view_writes_saved,
+                /// Event mapper calls that threw or returned something unusable (document kept).
+                mapper_errors,
+                /// Documents the event mapper dropped (returned null).
+                mapper_dropped,
+                /// Failures inside deferred slices (sink errors, mapper faults), logged and swallowed.
+                slice_errors,
+                /// Documents or consent changes the writer could not take (it was closed).
+                sink_errors,
+                /// Pending resources given up (per-view cap, or their view was evicted).
+                resources_dropped,
+                /// Sessions started.
+                sessions_started,
+                /// `stopResource` calls whose key matched no pending resource.
+                resources_unmatched,
+                /// Calls made from inside the event mapper (re-entrant); also counted in
+                /// `callsInline`.
+                calls_reentrant,
+            }
+
+            /// Storage-side counters (the writer thread and the upload side).
+            StorageCounters {
+                /// Documents appended to batch files or the pre-consent buffer.
+                documents_written,
+                /// Bytes appended, all files.
+                bytes_written,
+                /// Gauge: bytes of batch files, claimed ones included.
+                bytes_on_disk,
+                /// Gauge: batch files, claimed ones included.
+                batches_on_disk,
+                /// Batches sealed (ready for upload).
+                batches_sealed,
+                /// Batches evicted to stay within the disk quota.
+                evicted_batches_quota,
+                /// Batches evicted to stay within the file cap.
+                evicted_batches_count,
+                /// Batches deleted for being older than `batchMaxAgeMs`.
+                evicted_batches_age,
+                /// Events of the batches evicted for the quota.
+                evicted_events_quota,
+                /// Events of the batches evicted for the file cap.
+                evicted_events_count,
+                /// Events of the batches deleted for their age.
+                evicted_events_age,
+                /// Documents larger than `eventMaxBytes`, dropped.
+                dropped_oversize,
+                /// Documents dropped because consent is `not_granted`.
+                dropped_consent,
+                /// Documents dropped from a full pre-consent buffer (its oldest half).
+                dropped_pre_consent_full,
+                /// Documents that could not be serialized, dropped.
+                dropped_serialize,
+                /// Documents lost to a failed write.
+                dropped_write_error,
+                /// Failed file operations of the writer (disk full, directory removed, ...).
+                write_errors,
+                /// Batches handed to an uploader by `nextBatch()`.
+                batches_claimed,
+                /// Batches acknowledged as delivered and deleted.
+                batches_delivered,
+                /// Claims released for a retry.
+                batches_released,
+                /// Gauge: bytes in the pre-consent buffer.
+                pre_consent_bytes,
+                /// `flush()` / `markCrash()` calls that gave up waiting for the writer.
+                flush_timeouts,
+                /// Documents the writer received: the left side of the conservation identity
+                /// `documentsReceived = eventsOnDisk + preConsentEvents + eventsDelivered + every
+                /// evicted*, dropped* and lost* event count`, which holds whenever the writer is idle.
+                documents_received,
+                /// Gauge: events in batch files, claimed ones included.
+                events_on_disk,
+                /// Gauge: events in the pre-consent buffer.
+                pre_consent_events,
+                /// Events of batches acknowledged as delivered (lines of the file, before view
+                /// reduction).
+                events_delivered,
+                /// Events moved from the pre-consent buffer into batches.
+                pre_consent_migrated,
+                /// Batches found at open larger than any batch this configuration writes, deleted.
+                evicted_batches_oversize,
+                /// Events of the batches evicted as oversize.
+                evicted_events_oversize,
+                /// New documents dropped because only claimed batches and the active one were left
+                /// to evict.
+                dropped_quota,
+                /// New documents dropped because the file cap was reached and every other batch
+                /// was claimed.
+                dropped_file_cap,
+                /// Batches that vanished from the directory behind the writer's back.
+                lost_batches_external,
+                /// Events of the batches that vanished.
+                lost_events_external,
+                /// Batch files adopted at open from an earlier process (sealed if its writer died
+                /// mid-batch).
+                batches_recovered,
+                /// Torn last lines cut at recovery.
+                torn_lines_dropped,
+                /// Claims older than the claim timeout, released (at open or by `nextBatch()`).
+                stale_claims_released,
+                /// Upload-side calls that found the writer holding the directory for over 16 ms (a
+                /// stalled disk): `nextBatch()` returned null, `completeBatch()` left its change to
+                /// the writer.
+                upload_waits_given_up,
+                /// File operations of `nextBatch()` / `completeBatch()` that failed (claim, read,
+                /// delete, release): logged and counted, never thrown; the batch stays for a later
+                /// call.
+                upload_errors,
+            }
+        }
+    };
 }
 
-/// Storage-side counters (the writer thread and the upload reader).
-#[derive(Debug, Default)]
-pub struct StorageCounters {
-    pub documents_written: Counter,
-    pub bytes_written: Counter,
-    pub bytes_on_disk: Counter,
-    pub batches_on_disk: Counter,
-    pub batches_sealed: Counter,
-    pub evicted_batches_quota: Counter,
-    pub evicted_batches_count: Counter,
-    pub evicted_batches_age: Counter,
-    pub evicted_events_quota: Counter,
-    pub evicted_events_count: Counter,
-    pub evicted_events_age: Counter,
-    pub dropped_oversize: Counter,
-    pub dropped_consent: Counter,
-    pub dropped_pre_consent_full: Counter,
-    pub dropped_serialize: Counter,
-    pub dropped_write_error: Counter,
-    pub write_errors: Counter,
-    pub batches_claimed: Counter,
-    pub batches_delivered: Counter,
-    pub batches_released: Counter,
-    pub pre_consent_bytes: Counter,
-    pub flush_timeouts: Counter,
-    /// Documents the writer thread received (the left side of the conservation identity below).
-    pub documents_received: Counter,
-    /// Gauge: events in batch files, claimed ones included.
-    pub events_on_disk: Counter,
-    /// Gauge: events in the pre-consent buffer.
-    pub pre_consent_events: Counter,
-    /// Events of batches the uploader acknowledged as delivered (lines of the file, before view
-    /// reduction).
-    pub events_delivered: Counter,
-    /// Events moved from the pre-consent buffer into batches.
-    pub pre_consent_migrated: Counter,
-    pub evicted_batches_oversize: Counter,
-    pub evicted_events_oversize: Counter,
-    /// New documents dropped because only claimed batches and the active one were left to evict.
-    pub dropped_quota: Counter,
-    /// New documents dropped because the file cap was reached and every other batch was claimed.
-    pub dropped_file_cap: Counter,
-    /// Batches (and their events) that vanished from the directory behind the writer's back.
-    pub lost_batches_external: Counter,
-    pub lost_events_external: Counter,
-    /// Recovery at open: batch files adopted from an earlier process (sealed if its writer died
-    /// mid-batch), torn last lines cut, stale claims released (at open or by `next_batch`).
-    pub batches_recovered: Counter,
-    pub torn_lines_dropped: Counter,
-    pub stale_claims_released: Counter,
-    /// Upload-side calls that found the store held by the writer for longer than
-    /// `UPLOAD_LOCK_WAIT` (a stalled disk): `next_batch` returned `Busy`, `complete_batch` left
-    /// its change to the next holder of the store.
-    pub upload_waits_given_up: Counter,
-    /// File operations of `next_batch` / `complete_batch` that failed (claim, read, delete,
-    /// release): returned to the caller and counted here.
-    pub upload_errors: Counter,
+/// Defines one struct of [`Counter`]s per set of [`for_each_counter_set`].
+macro_rules! counter_structs {
+    ($( $(#[$set_doc:meta])* $set:ident { $( $(#[$doc:meta])* $field:ident, )* } )*) => {
+        $(
+            $(#[$set_doc])*
+            #[derive(Debug, Default)]
+            pub struct $set {
+                $( $(#[$doc])* pub $field: Counter, )*
+            }
+        )*
+    };
 }
+
+for_each_counter_set!(counter_structs);
 
 impl StorageCounters {
     /// Events that left storage without being delivered, all reasons together.

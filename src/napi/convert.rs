@@ -1,4 +1,5 @@
-//! JS values → core values, copied once, with errors that name the method and the argument.
+//! JS values → core values, copied once, with errors that name the method and the argument:
+//! the primitives (strings, numbers, enums, arrays) here, attribute maps in `attributes`.
 //!
 //! Raw Node-API calls are used here (and only here) because the generic conversions of
 //! napi-derive report errors without the method or argument name and go through more calls than
@@ -11,23 +12,10 @@ use std::fmt::{self, Display};
 use std::ptr;
 
 use napi_ohos::sys;
-use serde_json::{Map, Number, Value};
-
-use crate::core::event::Attributes;
-
-/// Attribute values nested deeper than this are refused: real attributes are shallow, and the
-/// limit is what turns a cyclic object into a clear error instead of a stack overflow.
-pub const MAX_ATTRIBUTE_DEPTH: usize = 16;
 
 /// Strings up to about this many UTF-8 bytes are copied through a stack buffer in one engine call;
 /// longer ones take a length query first. 1 KiB covers names, keys and typical attribute values.
 const STACK_STRING_BYTES: usize = 1024;
-
-/// Approximate JSON cost of a value that is not a string (numbers, booleans, null, punctuation).
-const SCALAR_COST: usize = 8;
-
-/// Array elements reserved before any is read: the rest grow as elements are actually read.
-const ARRAY_RESERVE: usize = 256;
 
 /// A bad argument: becomes a JS `TypeError` (wrong type) or `RangeError` (bad value).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,18 +28,18 @@ pub enum ArgError {
 
 pub type ArgResult<T> = Result<T, ArgError>;
 
-const UNDEFINED: i32 = 0;
-const NULL: i32 = 1;
-const BOOLEAN: i32 = 2;
-const NUMBER: i32 = 3;
-const STRING: i32 = 4;
+pub(super) const UNDEFINED: i32 = 0;
+pub(super) const NULL: i32 = 1;
+pub(super) const BOOLEAN: i32 = 2;
+pub(super) const NUMBER: i32 = 3;
+pub(super) const STRING: i32 = 4;
 const SYMBOL: i32 = 5;
-const OBJECT: i32 = 6;
-const FUNCTION: i32 = 7;
+pub(super) const OBJECT: i32 = 6;
+pub(super) const FUNCTION: i32 = 7;
 const EXTERNAL: i32 = 8;
 const BIGINT: i32 = 9;
 
-fn type_name(t: i32) -> &'static str {
+pub(super) fn type_name(t: i32) -> &'static str {
     match t {
         UNDEFINED => "undefined",
         NULL => "null",
@@ -113,6 +101,23 @@ impl Display for Sub<'_> {
     }
 }
 
+/// A named argument, inside another value's path when `within` is set (`events[3].name` in
+/// `addActions`) and alone otherwise (`name` in `addAction`).
+#[derive(Clone, Copy)]
+pub struct Field<'a> {
+    pub within: Option<&'a dyn Display>,
+    pub name: &'a str,
+}
+
+impl Display for Field<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.within {
+            Some(w) => write!(f, "{w}.{}", self.name),
+            None => f.write_str(self.name),
+        }
+    }
+}
+
 impl Reader {
     pub fn new(env: sys::napi_env, method: &'static str) -> Self {
         Self { env, method }
@@ -128,7 +133,7 @@ impl Reader {
 
     /// A Node-API call failed: a JS exception may be pending (a throwing getter, a proxy trap).
     /// It is cleared and its message wrapped, so the caller sees which argument was being read.
-    fn napi_failed(&self, arg: impl Display + Copy) -> ArgError {
+    pub(super) fn napi_failed(&self, arg: impl Display + Copy) -> ArgError {
         let detail = self.take_exception().unwrap_or_else(|| "the engine refused the value".to_owned());
         ArgError::Js(format!("{}: reading {arg} threw: {detail}", self.method))
     }
@@ -222,7 +227,7 @@ impl Reader {
         self.named(obj, &c).ok_or_else(|| self.napi_failed(Sub::key(&arg, name)))
     }
 
-    fn raw_string(&self, value: sys::napi_value, arg: impl Display + Copy) -> ArgResult<String> {
+    pub(super) fn raw_string(&self, value: sys::napi_value, arg: impl Display + Copy) -> ArgResult<String> {
         // Most strings fit a stack buffer: one engine call instead of a length query and a copy.
         let mut stack = [std::mem::MaybeUninit::<u8>::uninit(); STACK_STRING_BYTES];
         let mut written = 0usize;
@@ -319,6 +324,24 @@ impl Reader {
         Ok(n)
     }
 
+    /// An optional number, NaN and infinities included (the caller decides what they mean):
+    /// `undefined` and `null` are None.
+    pub fn opt_any_number(&self, value: sys::napi_value, arg: impl Display + Copy) -> ArgResult<Option<f64>> {
+        match self.type_of(value) {
+            UNDEFINED | NULL => Ok(None),
+            NUMBER => {
+                let mut n = 0f64;
+                // SAFETY: value is a number.
+                let status = unsafe { sys::napi_get_value_double(self.env, value, &mut n) };
+                if status != sys::Status::napi_ok {
+                    return Err(self.napi_failed(arg));
+                }
+                Ok(Some(n))
+            }
+            t => Err(self.type_err(arg, format_args!("must be a number, got {}", type_name(t)))),
+        }
+    }
+
     /// An integer within `[min, max]`.
     pub fn integer(&self, value: sys::napi_value, arg: impl Display + Copy, min: f64, max: f64) -> ArgResult<u64> {
         let n = self.number(value, arg)?;
@@ -395,280 +418,17 @@ impl Reader {
         Ok(el)
     }
 
-    fn is_array(&self, value: sys::napi_value) -> bool {
+    pub(super) fn is_array(&self, value: sys::napi_value) -> bool {
         let mut b = false;
         // SAFETY: value is a live handle.
         unsafe { sys::napi_is_array(self.env, value, &mut b) };
         b
     }
 
-    fn is_date(&self, value: sys::napi_value) -> bool {
+    pub(super) fn is_date(&self, value: sys::napi_value) -> bool {
         let mut b = false;
         // SAFETY: value is a live handle.
         unsafe { sys::napi_is_date(self.env, value, &mut b) };
         b
-    }
-
-    /// Own enumerable string keys and their values; more than `max_keys` keys is refused before
-    /// any is read.
-    pub fn keys(
-        &self,
-        obj: sys::napi_value,
-        arg: impl Display + Copy,
-        max_keys: usize,
-    ) -> ArgResult<Vec<(String, sys::napi_value)>> {
-        let mut names = ptr::null_mut();
-        // SAFETY: obj is an object; proxies run their ownKeys trap here and may throw.
-        let status = unsafe {
-            sys::napi_get_all_property_names(
-                self.env,
-                obj,
-                sys::KeyCollectionMode::own_only,
-                sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
-                sys::KeyConversion::numbers_to_strings,
-                &mut names,
-            )
-        };
-        if status != sys::Status::napi_ok {
-            return Err(self.napi_failed(arg));
-        }
-        let mut len = 0u32;
-        // SAFETY: names is an array.
-        unsafe { sys::napi_get_array_length(self.env, names, &mut len) };
-        if len as usize > max_keys {
-            return Err(
-                self.range_err(arg, format_args!("has {len} keys: it makes the event larger than eventMaxBytes"))
-            );
-        }
-        let mut out = Vec::with_capacity(len as usize);
-        for i in 0..len {
-            let mut key = ptr::null_mut();
-            // SAFETY: i < len.
-            unsafe { sys::napi_get_element(self.env, names, i, &mut key) };
-            let name = self.raw_string(key, arg)?;
-            let mut value = ptr::null_mut();
-            // SAFETY: key is a string of obj; getters and proxy traps may throw.
-            let status = unsafe { sys::napi_get_property(self.env, obj, key, &mut value) };
-            if status != sys::Status::napi_ok {
-                return Err(self.napi_failed(Sub::key(&arg, &name)));
-            }
-            out.push((name, value));
-        }
-        Ok(out)
-    }
-
-    /// Attributes: `undefined`/`null` → none; a plain object (or a Sendable object, read by its
-    /// properties) → its own enumerable properties; a `Map` (or `collections.Map`) → its entries.
-    /// Values must be JSON-like; `undefined` members are skipped as `JSON.stringify` does, Dates
-    /// become their epoch milliseconds. The copy is refused if it exceeds `max_bytes` of JSON.
-    pub fn attributes(
-        &self,
-        value: sys::napi_value,
-        arg: impl Display + Copy,
-        max_bytes: usize,
-    ) -> ArgResult<Attributes> {
-        self.object_of(value, arg, max_bytes, 0)
-    }
-
-    /// A whole document (what the event mapper returns), read like attributes. Attributes sit one
-    /// level down in it (`context`, `usr`), so it may nest one level deeper than attributes may:
-    /// otherwise a document carrying the deepest attributes accepted could not be read back, and
-    /// the mapper's changes (a redaction) were dropped in favour of the unchanged document.
-    pub fn document(
-        &self,
-        value: sys::napi_value,
-        arg: impl Display + Copy,
-        max_bytes: usize,
-    ) -> ArgResult<Attributes> {
-        self.object_of(value, arg, max_bytes, 1)
-    }
-
-    fn object_of(
-        &self,
-        value: sys::napi_value,
-        arg: impl Display + Copy,
-        max_bytes: usize,
-        extra_depth: usize,
-    ) -> ArgResult<Attributes> {
-        match self.type_of(value) {
-            UNDEFINED | NULL => Ok(Attributes::new()),
-            OBJECT => {
-                let mut budget =
-                    Budget { left: max_bytes, max: max_bytes, max_depth: MAX_ATTRIBUTE_DEPTH + extra_depth };
-                if self.is_array(value) {
-                    return Err(self.type_err(arg, "must be an object of attributes, got an array"));
-                }
-                if let Some(map) = self.map_entries(value, arg, &mut budget)? {
-                    return Ok(map);
-                }
-                match self.json(value, &arg, 0, &mut budget)? {
-                    Some(Value::Object(map)) => Ok(map),
-                    _ => Ok(Attributes::new()),
-                }
-            }
-            t => Err(self.type_err(arg, format_args!("must be an object of attributes, got {}", type_name(t)))),
-        }
-    }
-
-    /// The entries of a Map-like object (a JS `Map` or ArkTS `collections.Map`), read through its
-    /// iterator and converted one by one, each charged to the budget as it is read (so an endless
-    /// iterator ends in a RangeError); None for any other object.
-    fn map_entries(
-        &self,
-        obj: sys::napi_value,
-        arg: impl Display + Copy,
-        budget: &mut Budget,
-    ) -> ArgResult<Option<Attributes>> {
-        if !self.is_map(obj) {
-            return Ok(None);
-        }
-        let entries_fn = self.field(obj, "entries", arg)?;
-        let mut iter = ptr::null_mut();
-        // SAFETY: entries_fn is a function (checked by is_map); obj is its receiver.
-        let status = unsafe { sys::napi_call_function(self.env, obj, entries_fn, 0, ptr::null(), &mut iter) };
-        if status != sys::Status::napi_ok || self.type_of(iter) != OBJECT {
-            return Err(self.napi_failed(arg));
-        }
-        let next = self.field(iter, "next", arg)?;
-        let mut out = Map::new();
-        loop {
-            let mut step = ptr::null_mut();
-            // SAFETY: next is the iterator's next method.
-            let status = unsafe { sys::napi_call_function(self.env, iter, next, 0, ptr::null(), &mut step) };
-            if status != sys::Status::napi_ok || self.type_of(step) != OBJECT {
-                return Err(self.napi_failed(arg));
-            }
-            let done = self.field(step, "done", arg)?;
-            if self.type_of(done) == BOOLEAN && self.boolean(done, arg)? {
-                return Ok(Some(out));
-            }
-            let pair = self.field(step, "value", arg)?;
-            let k = self.field(pair, "0", arg)?;
-            let v = self.field(pair, "1", arg)?;
-            let key = self
-                .string(k, Sub::text(&arg, " key"))
-                .map_err(|_| self.type_err(arg, "must be a Map with string keys"))?;
-            budget.spend(self, &arg, key.len() + 4)?;
-            if let Some(v) = self.json(v, &Sub::key(&arg, &key), 1, budget)? {
-                out.insert(key, v);
-            }
-        }
-    }
-
-    /// A Map-like: has callable `entries` and `get` and a numeric `size`.
-    fn is_map(&self, obj: sys::napi_value) -> bool {
-        let has = |name: &std::ffi::CStr, t: i32| self.named(obj, name).map(|v| self.type_of(v) == t).unwrap_or(false);
-        let yes = has(c"entries", FUNCTION) && has(c"get", FUNCTION) && has(c"size", NUMBER);
-        // A throwing getter during the probe is not a Map; clear it so the real read reports it.
-        self.take_exception();
-        yes
-    }
-
-    /// One JSON-like value; None for members JSON drops (`undefined`).
-    fn json(
-        &self,
-        value: sys::napi_value,
-        at: &dyn Display,
-        depth: usize,
-        budget: &mut Budget,
-    ) -> ArgResult<Option<Value>> {
-        if depth > budget.max_depth {
-            return Err(
-                self.range_err(at, format_args!("nests deeper than {MAX_ATTRIBUTE_DEPTH} levels (is it cyclic?)"))
-            );
-        }
-        match self.type_of(value) {
-            UNDEFINED => Ok(None),
-            NULL => {
-                budget.spend(self, at, SCALAR_COST)?;
-                Ok(Some(Value::Null))
-            }
-            BOOLEAN => {
-                budget.spend(self, at, SCALAR_COST)?;
-                self.boolean(value, at).map(|b| Some(Value::Bool(b)))
-            }
-            NUMBER => {
-                budget.spend(self, at, SCALAR_COST)?;
-                let n = self.number(value, at)?;
-                Ok(Some(number_value(n)))
-            }
-            STRING => {
-                let s = self.raw_string(value, at)?;
-                budget.spend(self, at, s.len() + 2)?;
-                Ok(Some(Value::String(s)))
-            }
-            OBJECT if self.is_date(value) => {
-                let mut ms = 0f64;
-                // SAFETY: value is a Date.
-                unsafe { sys::napi_get_date_value(self.env, value, &mut ms) };
-                if !ms.is_finite() {
-                    return Err(self.range_err(at, "is an invalid Date"));
-                }
-                budget.spend(self, at, SCALAR_COST)?;
-                Ok(Some(number_value(ms)))
-            }
-            OBJECT if self.is_array(value) => {
-                let len = self.length(value, at)?;
-                // Every element costs at least a byte of JSON: a huge (or sparse) length is
-                // refused before anything is read. The length is the caller's: even within the
-                // budget it reserves no more than a page of elements up front (a length of 2^32-1
-                // under a large eventMaxBytes asked for 128 GiB at once, and the process aborted).
-                budget.spend(self, at, len as usize)?;
-                let mut out = Vec::with_capacity((len as usize).min(ARRAY_RESERVE));
-                for i in 0..len {
-                    let item = self.element(value, i, at)?;
-                    let v = match self.json(item, &Sub::index(&at, i), depth + 1, budget)? {
-                        Some(v) => v,
-                        // A hole or `undefined` is `null` in JSON, and costs what null costs.
-                        None => {
-                            budget.spend(self, &Sub::index(&at, i), SCALAR_COST)?;
-                            Value::Null
-                        }
-                    };
-                    out.push(v);
-                }
-                Ok(Some(Value::Array(out)))
-            }
-            OBJECT => {
-                let mut out = Map::new();
-                // Every member costs at least 4 bytes of JSON (`"":x,`).
-                for (k, v) in self.keys(value, at, budget.left / 4)? {
-                    budget.spend(self, at, k.len() + 4)?;
-                    if let Some(v) = self.json(v, &Sub::key(&at, &k), depth + 1, budget)? {
-                        out.insert(k, v);
-                    }
-                }
-                Ok(Some(Value::Object(out)))
-            }
-            t => Err(self.type_err(at, format_args!("cannot be {}: attribute values must be JSON-like", type_name(t)))),
-        }
-    }
-}
-
-/// Integral numbers in the safe range stay integers in JSON (`3`, not `3.0`).
-fn number_value(n: f64) -> Value {
-    const SAFE: f64 = 9_007_199_254_740_991.0;
-    if n.fract() == 0.0 && n.abs() <= SAFE {
-        Value::Number(Number::from(n as i64))
-    } else {
-        Number::from_f64(n).map(Value::Number).unwrap_or(Value::Null)
-    }
-}
-
-/// JSON bytes an argument may still take.
-struct Budget {
-    left: usize,
-    max: usize,
-    /// Deepest nesting allowed.
-    max_depth: usize,
-}
-
-impl Budget {
-    fn spend(&mut self, r: &Reader, at: &dyn Display, n: usize) -> ArgResult<()> {
-        if n > self.left {
-            return Err(r.range_err(at, format_args!("makes the event larger than eventMaxBytes ({} bytes)", self.max)));
-        }
-        self.left -= n;
-        Ok(())
     }
 }

@@ -15,9 +15,13 @@ use napi_ohos::sys;
 use serde_json::Value;
 
 use super::convert::{ArgError, Reader};
+use crate::core::dispatch::Dispatcher;
 use crate::core::document::Document;
 use crate::core::seam::{Clock, EventMapper, MapOutcome, MapperError, Scheduler, Timer};
 use crate::log;
+
+/// The dispatcher of one JS thread.
+pub type HostDispatcher = Dispatcher<HostClock, HostScheduler>;
 
 /// Monotonic time from a per-thread origin, wall time from the system clock.
 #[derive(Clone)]

@@ -2,9 +2,11 @@
 // ArkTS interface"). The eviction, drop and write-error counters move in storage.test.mjs.
 
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 
-import { burst, burstUntilQueued, openPipeline, readBatchFiles, waitDrained } from './lib/helpers.mjs';
+import { REPO_ROOT, burst, burstUntilQueued, openPipeline, readBatchFiles, waitDrained } from './lib/helpers.mjs';
 
 const NAMED = [
   'callsInline',
@@ -94,4 +96,76 @@ test('stats() move with a burst, its drain and its writes', async (t) => {
   const s5 = p.stats();
   assert.equal(s5.batchesOnDisk, 0, 'delivered batches leave batchesOnDisk');
   assert.equal(s5.bytesOnDisk, 0, 'delivered batches leave bytesOnDisk');
+});
+
+/** The field names `index.d.ts` declares for an interface (the HAR's committed declarations). */
+function declaredFields(iface) {
+  const dts = fs.readFileSync(path.join(REPO_ROOT, 'ets/src/main/cpp/types/librum_native/index.d.ts'), 'utf8');
+  const body = dts.match(new RegExp(`export interface ${iface} \\{([\\s\\S]*?)\\n\\}`))?.[1];
+  assert.ok(body, `index.d.ts declares ${iface}`);
+  return [...body.matchAll(/^\s+(\w+)\??: /gm)].map((m) => m[1]);
+}
+
+test('stats() has exactly the counters index.d.ts declares, every core counter among them', (t) => {
+  const { p } = openPipeline(t);
+  const declared = declaredFields('PipelineStats');
+  assert.ok(declared.length >= 57, `the core's 57 counters are declared (${declared.length})`);
+  assert.deepEqual(Object.keys(p.stats()).sort(), [...declared].sort());
+  // The terms of the conservation identity below are all there.
+  for (const k of ['documentsReceived', 'eventsOnDisk', 'preConsentEvents', 'eventsDelivered', 'lostEventsExternal']) {
+    assert.ok(declared.includes(k), `${k} is declared`);
+  }
+});
+
+/** Every way a received document leaves storage other than on disk or delivered. */
+const LOSSES = (s) =>
+  Object.entries(s)
+    .filter(([k]) => /^(evictedEvents|dropped|lostEvents)/.test(k))
+    .reduce((n, [, v]) => n + v, 0);
+
+test('conservation from JS: received = on disk + pre-consent + delivered + evicted + dropped, after bursts, evictions and drops', async (t) => {
+  const { p } = openPipeline(t, {
+    turnBudgetMs: 1,
+    diskQuotaBytes: 256 * 1024,
+    batchMaxBytes: 64 * 1024,
+    maxBatchFiles: 4,
+    eventMaxBytes: 2048,
+  });
+  const check = (label) => {
+    assert.equal(p.flush(), true, `${label}: flush()`);
+    const s = p.stats();
+    const accounted = s.eventsOnDisk + s.preConsentEvents + s.eventsDelivered + LOSSES(s);
+    assert.equal(s.documentsReceived, accounted, `${label}: documentsReceived = accounted (${JSON.stringify(s)})`);
+    assert.equal(s.documentsProduced, s.documentsReceived + s.mapperDropped + s.sinkErrors, `${label}: produced = received + mapper-dropped`);
+    return s;
+  };
+  p.startView('v', 'Conservation');
+  let seq = burst(p, 3_000);
+  await waitDrained(p);
+  const evicted = check('a burst past the quota and the file cap');
+  assert.ok(evicted.evictedEventsQuota + evicted.evictedEventsCount > 0, 'the burst evicted batches');
+
+  // Oversize documents: attributes within eventMaxBytes, the document around them past it.
+  for (let i = 0; i < 5; i++) p.addAction('tap', `big${i}`, { pad: 'y'.repeat(1900) });
+  assert.ok(check('oversize documents').droppedOversize >= 5, 'oversize documents dropped');
+
+  // The mapper drops some; consent not_granted drops others; pending buffers the rest.
+  p.setEventMapper((d) => (d.type === 'action' && d.context?.seq % 2 === 0 ? null : d));
+  seq = burst(p, 200, { start: seq });
+  p.flush(); // the mapper runs when a document is processed: before it is removed
+  p.setEventMapper(null);
+  p.setTrackingConsent('not_granted');
+  seq = burst(p, 100, { start: seq });
+  p.setTrackingConsent('pending');
+  seq = burst(p, 100, { start: seq });
+  const dropped = check('mapper drops, not_granted and pending');
+  assert.ok(dropped.mapperDropped >= 100, `mapperDropped ${dropped.mapperDropped}`);
+  assert.ok(dropped.droppedConsent >= 100, `droppedConsent ${dropped.droppedConsent}`);
+  assert.ok(dropped.preConsentEvents >= 100, `preConsentEvents ${dropped.preConsentEvents}`);
+
+  // Granted: the buffer moves into batches; an uploader delivers some.
+  p.setTrackingConsent('granted');
+  for (let i = 0, b = p.nextBatch(); b !== null && i < 2; i++, b = p.nextBatch()) p.completeBatch(b.id, true);
+  const delivered = check('migration and delivery');
+  assert.ok(delivered.eventsDelivered > 0 && delivered.preConsentEvents === 0);
 });

@@ -84,50 +84,145 @@ export interface PipelineOptions {
 
 /** Counters of the pipeline (all threads' dispatchers and the writer together). */
 export interface PipelineStats {
+  /** Calls processed on the caller's turn. */
   callsInline: number
+  /** Calls queued for a later slice. */
   callsQueued: number
+  /** Gauge: events waiting, all dispatchers of the pipeline together. */
   queueLength: number
+  /** The longest the queue has been. */
   queueHighWater: number
+  /** Slices run (scheduled, at capacity and drains). */
   slicesRun: number
+  /** Slices run synchronously because the queue was at capacity. */
   slicesAtCapacity: number
+  /** The longest slice, µs. */
   longestSliceUs: number
+  /** The longest time one turn spent on inline calls, µs. */
   longestInlineTurnUs: number
+  /** Synchronous drains (errors, crashes, flush, stop, session, user, consent). */
   drains: number
+  /** Documents produced by processing, before the event mapper. */
   documentsProduced: number
+  /** View documents not written because a later one of the same slice replaced them. */
   viewWritesSaved: number
+  /** Event mapper calls that threw or returned something unusable (document kept). */
   mapperErrors: number
+  /** Documents the event mapper dropped (returned null). */
   mapperDropped: number
+  /** Failures inside deferred slices (sink errors, mapper faults), logged and swallowed. */
   sliceErrors: number
+  /** Documents or consent changes the writer could not take (it was closed). */
+  sinkErrors: number
+  /** Pending resources given up (per-view cap, or their view was evicted). */
   resourcesDropped: number
-  documentsWritten: number
-  bytesWritten: number
-  bytesOnDisk: number
-  batchesOnDisk: number
-  batchesSealed: number
-  evictedBatchesQuota: number
-  evictedBatchesCount: number
-  evictedBatchesAge: number
-  evictedEventsQuota: number
-  evictedEventsCount: number
-  evictedEventsAge: number
-  droppedOversize: number
-  droppedConsent: number
-  droppedPreConsentFull: number
-  droppedWriteError: number
-  writeErrors: number
-  flushTimeouts: number
-  batchesClaimed: number
-  batchesDelivered: number
-  batchesReleased: number
+  /** Sessions started. */
+  sessionsStarted: number
+  /** `stopResource` calls whose key matched no pending resource. */
+  resourcesUnmatched: number
   /**
-   * `nextBatch()` / `completeBatch()` calls that found the writer holding the directory past
-   * 16 ms (a stalled disk): `nextBatch()` returned null, `completeBatch()` left its change to
+   * Calls made from inside the event mapper (re-entrant); also counted in
+   * `callsInline`.
+   */
+  callsReentrant: number
+  /** Documents appended to batch files or the pre-consent buffer. */
+  documentsWritten: number
+  /** Bytes appended, all files. */
+  bytesWritten: number
+  /** Gauge: bytes of batch files, claimed ones included. */
+  bytesOnDisk: number
+  /** Gauge: batch files, claimed ones included. */
+  batchesOnDisk: number
+  /** Batches sealed (ready for upload). */
+  batchesSealed: number
+  /** Batches evicted to stay within the disk quota. */
+  evictedBatchesQuota: number
+  /** Batches evicted to stay within the file cap. */
+  evictedBatchesCount: number
+  /** Batches deleted for being older than `batchMaxAgeMs`. */
+  evictedBatchesAge: number
+  /** Events of the batches evicted for the quota. */
+  evictedEventsQuota: number
+  /** Events of the batches evicted for the file cap. */
+  evictedEventsCount: number
+  /** Events of the batches deleted for their age. */
+  evictedEventsAge: number
+  /** Documents larger than `eventMaxBytes`, dropped. */
+  droppedOversize: number
+  /** Documents dropped because consent is `not_granted`. */
+  droppedConsent: number
+  /** Documents dropped from a full pre-consent buffer (its oldest half). */
+  droppedPreConsentFull: number
+  /** Documents that could not be serialized, dropped. */
+  droppedSerialize: number
+  /** Documents lost to a failed write. */
+  droppedWriteError: number
+  /** Failed file operations of the writer (disk full, directory removed, ...). */
+  writeErrors: number
+  /** Batches handed to an uploader by `nextBatch()`. */
+  batchesClaimed: number
+  /** Batches acknowledged as delivered and deleted. */
+  batchesDelivered: number
+  /** Claims released for a retry. */
+  batchesReleased: number
+  /** Gauge: bytes in the pre-consent buffer. */
+  preConsentBytes: number
+  /** `flush()` / `markCrash()` calls that gave up waiting for the writer. */
+  flushTimeouts: number
+  /**
+   * Documents the writer received: the left side of the conservation identity
+   * `documentsReceived = eventsOnDisk + preConsentEvents + eventsDelivered + every
+   * evicted*, dropped* and lost* event count`, which holds whenever the writer is idle.
+   */
+  documentsReceived: number
+  /** Gauge: events in batch files, claimed ones included. */
+  eventsOnDisk: number
+  /** Gauge: events in the pre-consent buffer. */
+  preConsentEvents: number
+  /**
+   * Events of batches acknowledged as delivered (lines of the file, before view
+   * reduction).
+   */
+  eventsDelivered: number
+  /** Events moved from the pre-consent buffer into batches. */
+  preConsentMigrated: number
+  /** Batches found at open larger than any batch this configuration writes, deleted. */
+  evictedBatchesOversize: number
+  /** Events of the batches evicted as oversize. */
+  evictedEventsOversize: number
+  /**
+   * New documents dropped because only claimed batches and the active one were left
+   * to evict.
+   */
+  droppedQuota: number
+  /**
+   * New documents dropped because the file cap was reached and every other batch
+   * was claimed.
+   */
+  droppedFileCap: number
+  /** Batches that vanished from the directory behind the writer's back. */
+  lostBatchesExternal: number
+  /** Events of the batches that vanished. */
+  lostEventsExternal: number
+  /**
+   * Batch files adopted at open from an earlier process (sealed if its writer died
+   * mid-batch).
+   */
+  batchesRecovered: number
+  /** Torn last lines cut at recovery. */
+  tornLinesDropped: number
+  /** Claims older than the claim timeout, released (at open or by `nextBatch()`). */
+  staleClaimsReleased: number
+  /**
+   * Upload-side calls that found the writer holding the directory for over 16 ms (a
+   * stalled disk): `nextBatch()` returned null, `completeBatch()` left its change to
    * the writer.
    */
   uploadWaitsGivenUp: number
   /**
-   * File operations of `nextBatch()` / `completeBatch()` that failed (claim, read, delete,
-   * release): logged and counted, never thrown; the batch stays for a later call.
+   * File operations of `nextBatch()` / `completeBatch()` that failed (claim, read,
+   * delete, release): logged and counted, never thrown; the batch stays for a later
+   * call.
    */
   uploadErrors: number
 }

@@ -1,8 +1,8 @@
-//! Process-wide pipelines keyed by their canonical storage directory.
+//! Process-wide pipelines keyed by their canonical storage directory (DESIGN.md, "Threads").
 //!
-//! A `RumPipeline` built on another JS thread (a TaskPool worker or a Worker on ArkTS,
+//! A host handle (the binding's `RumPipeline`) built on another JS thread (a TaskPool worker or a Worker on ArkTS,
 //! worker_threads on Node) for the same `storageDir` attaches to the same scopes and writer, with
-//! a dispatcher of its own for that thread's event loop. The entry lives while any `RumPipeline`
+//! a dispatcher of its own for that thread's event loop. The entry lives while any handle
 //! holds it; the last one to go shuts the writer down.
 
 use std::collections::HashMap;
@@ -12,13 +12,13 @@ use std::time::{Duration, Instant};
 
 use once_cell::sync::Lazy;
 
-use crate::core::config::Config;
-use crate::core::pipeline::Pipeline;
-use crate::core::seam::DocumentSink;
-use crate::core::stats::DispatchCounters;
-use crate::core::storage::{Storage, StorageError, StorageOptions};
+use super::config::Config;
+use super::pipeline::Pipeline;
+use super::seam::DocumentSink;
+use super::stats::DispatchCounters;
+use super::storage::{Storage, StorageError, StorageOptions};
 
-/// What every thread's `RumPipeline` of one directory shares.
+/// What every thread's handle of one directory shares.
 pub struct Shared {
     pub config: Config,
     pub pipeline: Arc<Pipeline>,
@@ -39,7 +39,7 @@ pub enum AttachError {
 
 /// Opens the pipeline of `config.storage_dir`, or attaches to the one already open.
 ///
-/// A pipeline whose last `RumPipeline` was collected may still be finishing its writes on its
+/// A pipeline whose last handle was collected may still be finishing its writes on its
 /// writer thread (past `flushTimeoutMs`, the drop stops waiting and the writer goes on in the
 /// background, holding the directory). Opening the directory again meanwhile waits for that
 /// writer, up to the new pipeline's `flushTimeoutMs`, instead of failing at once: the caller only
