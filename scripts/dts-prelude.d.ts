@@ -1,11 +1,3 @@
-/** RUM action types. */
-export type ActionType = 'tap' | 'scroll' | 'swipe' | 'click' | 'back' | 'custom'
-/** RUM error sources. */
-export type ErrorSource = 'source' | 'network' | 'webview' | 'console' | 'custom'
-/** RUM resource types. */
-export type ResourceKind = 'document' | 'xhr' | 'beacon' | 'fetch' | 'css' | 'js' | 'image' | 'font' | 'media' | 'other' | 'native'
-/** Tracking consent. */
-export type TrackingConsent = 'granted' | 'not_granted' | 'pending'
 /** A JSON-like attribute value (Dates become epoch milliseconds; undefined members are skipped). */
 export type AttributeValue = string | number | boolean | null | Date | AttributeValue[] | { [key: string]: AttributeValue }
 /** Attributes of a call: a plain object, or a Map (ArkTS `collections.Map`) with string keys. */

@@ -10,5 +10,8 @@ rm -rf "$defs" && mkdir -p "$defs"
 touch src/napi/*.rs
 NAPI_TYPE_DEF_TMP_FOLDER="$PWD/$defs" cargo build --release --lib 2>&1 | grep -v '^\s*$' | tail -n 3
 file=$(ls "$defs"/* | head -n 1)
+# The union types (action types, error sources, ...) come from the Rust lists, not a copy.
+unions=target/ts-unions.d.ts
+cargo run --quiet --no-default-features --example ts_unions >"$unions"
 mkdir -p "$(dirname "$out")"
-node scripts/gen-dts.mjs "$file" "$out" "${1:-}"
+node scripts/gen-dts.mjs "$file" "$unions" "$out" "${1:-}"

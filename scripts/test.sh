@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of the project on a fresh machine: installs what it needs, then
-#   1. the Rust core and storage (cargo test, no JS engine),
-#   2. the release library loaded into Node.js (node --test tests/node),
-#   3. the generated index.d.ts is current,
+#   1. cargo fmt --check, clippy (all targets, warnings denied) and rustdoc (warnings denied),
+#   2. the Rust core and storage (cargo test --no-default-features: no JS engine),
+#   3. the release library: index.d.ts is current, it imports only Node-API functions HarmonyOS
+#      exports, and it passes node --test tests/node,
 #   4. the ArkTS/hvigor files and the OHOS code paths (scripts/check-ets.sh, scripts/check-ohos.sh).
 # Exits non-zero on the first failing step.
 set -euo pipefail
@@ -36,6 +37,14 @@ fi
 step "cargo fmt --check (rustfmt.toml)"
 cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
 cargo fmt --check
+
+step "cargo clippy --all-targets -D warnings (with and without the binding)"
+cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
+cargo clippy --all-targets -- -D warnings
+cargo clippy --no-default-features --all-targets -- -D warnings
+
+step "cargo doc --no-deps --document-private-items, warnings denied"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --document-private-items
 
 step "cargo test (core and storage, no JS engine)"
 cargo test --no-default-features --all-targets

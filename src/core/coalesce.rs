@@ -10,6 +10,8 @@
 //!
 //! On the inline path the pipeline emits dirty views right after their event, so occasional calls
 //! behave as before; [`DirtyMark`] is the same there and simply never finds a view already dirty.
+//! [`ViewEmission::writes_at`] is the whole policy: the dispatcher says how an event was reached
+//! and the pipeline asks it at each [`Moment`].
 
 /// Whether a view owes a document, and which event last touched it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -40,18 +42,51 @@ impl DirtyMark {
     }
 }
 
-/// When the documents of dirty views are emitted.
+/// How the event being processed was reached, as far as its views' documents are concerned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ViewEmission {
-    /// Right after the event that touched them (inline path, re-entrant calls on it).
+    /// The inline path (and re-entrant calls on it): views are written right after the event
+    /// that touched them, so occasional calls behave as they did before the queue existed.
     PerEvent,
-    /// Once, at the end of the slice or drain (queued path).
+    /// The queued path (slices and drains): views are written once, at the end of the slice.
     PerSlice,
+}
+
+/// A point of processing where owed view documents may be written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Moment {
+    /// Right after one event was applied.
+    AfterEvent,
+    /// The end of a slice or a drain.
+    SliceEnd,
+    /// Before a consent change is applied: the views owed so far belong to the old consent, and
+    /// must reach storage under it.
+    BeforeConsentChange,
+}
+
+impl ViewEmission {
+    /// The emission policy: whether the views owed a document are written at `moment`.
+    pub fn writes_at(self, moment: Moment) -> bool {
+        match moment {
+            Moment::AfterEvent => self == Self::PerEvent,
+            Moment::SliceEnd | Moment::BeforeConsentChange => true,
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_inline_path_writes_after_each_event() {
+        assert!(ViewEmission::PerEvent.writes_at(Moment::AfterEvent));
+        assert!(!ViewEmission::PerSlice.writes_at(Moment::AfterEvent));
+        for e in [ViewEmission::PerEvent, ViewEmission::PerSlice] {
+            assert!(e.writes_at(Moment::SliceEnd));
+            assert!(e.writes_at(Moment::BeforeConsentChange));
+        }
+    }
 
     #[test]
     fn a_second_event_on_a_dirty_view_saves_one_write() {

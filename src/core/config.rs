@@ -94,32 +94,7 @@ pub const MAX_MAX_BATCH_FILES: u64 = 1_000_000;
 /// The largest `flushTimeoutMs`: a UI thread blocked for a minute is already an ANR.
 pub const MAX_FLUSH_TIMEOUT_MS: u64 = 60_000;
 
-/// Tracking consent, as the host sets it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TrackingConsent {
-    Granted,
-    NotGranted,
-    Pending,
-}
-
-impl TrackingConsent {
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "granted" => Some(Self::Granted),
-            "not_granted" => Some(Self::NotGranted),
-            "pending" => Some(Self::Pending),
-            _ => None,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Granted => "granted",
-            Self::NotGranted => "not_granted",
-            Self::Pending => "pending",
-        }
-    }
-}
+pub use super::event::TrackingConsent;
 
 /// The pipeline's settings. `Default` gives the documented defaults except the identity fields.
 #[derive(Clone, Debug, PartialEq)]

@@ -358,7 +358,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
                 break;
             }
         }
-        self.emit_views(mode);
+        self.end_slice(mode);
         let spent = self.clock.mono_ns().saturating_sub(start);
         let c = self.counters();
         c.slices_run.incr();
@@ -382,7 +382,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
             self.counters().queue_length.sub(1);
             self.process(ev, Mode::SYNC_SLICE);
         }
-        self.emit_views(Mode::SYNC_SLICE);
+        self.end_slice(Mode::SYNC_SLICE);
         self.counters().drains.incr();
         Some(self.clock.mono_ns().saturating_sub(start))
     }
@@ -400,9 +400,10 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
         self.docs = docs;
     }
 
-    fn emit_views(&mut self, mode: Mode) {
+    /// The end of a slice or drain: the coalesced view documents go out.
+    fn end_slice(&mut self, mode: Mode) {
         let mut docs = std::mem::take(&mut self.docs);
-        self.shared.emit_views(&mut docs);
+        self.shared.end_slice(mode.emission, &mut docs);
         self.deliver_all(&mut docs, mode);
         self.docs = docs;
     }
@@ -523,10 +524,6 @@ impl<C: Clock> Inbox<C> {
     pub fn push(&self, kind: EventKind, attrs: Attributes) {
         let ev = capture(&*self.clock, &self.shared, kind, attrs);
         self.events.borrow_mut().push_back(ev);
-    }
-
-    pub fn len(&self) -> usize {
-        self.events.borrow().len()
     }
 
     pub fn is_empty(&self) -> bool {

@@ -8,8 +8,6 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::config::TrackingConsent;
-
 /// Attributes of one call (or the global ones): a JSON object, owned.
 pub type Attributes = Map<String, Value>;
 
@@ -108,7 +106,8 @@ impl Serialize for UserInfo {
     }
 }
 
-/// Declares a closed set of JS strings: `parse` for the binding, `as_str` for documents.
+/// Declares a closed set of JS strings: `parse` for the binding, `as_str` for documents, and the
+/// list `ALL` that `index.d.ts`'s union type of the same name is generated from ([`ts_unions`]).
 macro_rules! js_enum {
     ($(#[$doc:meta])* $name:ident { $($variant:ident = $text:literal),+ $(,)? }) => {
         $(#[$doc])*
@@ -117,6 +116,8 @@ macro_rules! js_enum {
 
         impl $name {
             pub const ALL: &'static [&'static str] = &[$($text),+];
+            /// The JS type's name in `index.d.ts`.
+            pub const TS_NAME: &'static str = stringify!($name);
 
             pub fn parse(s: &str) -> Option<Self> {
                 match s { $($text => Some(Self::$variant),)+ _ => None }
@@ -153,9 +154,40 @@ js_enum!(
     }
 );
 
+js_enum!(
+    /// Tracking consent, as the host sets it.
+    TrackingConsent { Granted = "granted", NotGranted = "not_granted", Pending = "pending" }
+);
+
+/// The TypeScript unions of every closed set of JS strings, one `export type` line each with its
+/// doc: what `scripts/gen-dts.sh` writes at the top of `index.d.ts`, so the JS side never copies
+/// a list.
+pub fn ts_unions() -> String {
+    let sets: [(&str, &str, &[&str]); 4] = [
+        (ActionType::TS_NAME, "RUM action types.", ActionType::ALL),
+        (ErrorSource::TS_NAME, "RUM error sources.", ErrorSource::ALL),
+        (ResourceKind::TS_NAME, "RUM resource types.", ResourceKind::ALL),
+        (TrackingConsent::TS_NAME, "Tracking consent.", TrackingConsent::ALL),
+    ];
+    sets.iter()
+        .map(|(name, doc, all)| {
+            let union: Vec<String> = all.iter().map(|v| format!("'{v}'")).collect();
+            format!("/** {doc} */\nexport type {name} = {}\n", union.join(" | "))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ts_unions_list_every_value() {
+        let u = ts_unions();
+        assert!(u.contains("export type ActionType = 'tap' | 'scroll' | 'swipe' | 'click' | 'back' | 'custom'\n"));
+        assert!(u.contains("export type TrackingConsent = 'granted' | 'not_granted' | 'pending'\n"));
+        assert_eq!(u.matches("export type").count(), 4);
+    }
 
     #[test]
     fn enums_round_trip_their_js_names() {

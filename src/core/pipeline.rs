@@ -10,7 +10,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use super::coalesce::ViewEmission;
+use super::coalesce::{Moment, ViewEmission};
 use super::config::{Config, TrackingConsent};
 use super::document::{Document, Identity};
 use super::event::{Event, EventKind};
@@ -111,22 +111,24 @@ impl Pipeline {
     pub(crate) fn apply(&self, ev: Event, emission: ViewEmission, out: &mut Vec<Document>) -> Option<TrackingConsent> {
         let mut scopes = self.lock();
         let consent = match ev.kind {
-            EventKind::SetConsent(c) => {
-                scopes.emit_views(out);
-                Some(c)
-            }
+            EventKind::SetConsent(c) => Some(c),
             _ => None,
         };
+        if consent.is_some() && emission.writes_at(Moment::BeforeConsentChange) {
+            scopes.emit_views(out);
+        }
         scopes.apply(ev, out);
-        if emission == ViewEmission::PerEvent {
+        if emission.writes_at(Moment::AfterEvent) {
             scopes.emit_views(out);
         }
         consent
     }
 
-    /// Emits the documents of every dirty view (end of a slice or drain).
-    pub(crate) fn emit_views(&self, out: &mut Vec<Document>) {
-        self.lock().emit_views(out);
+    /// Emits the documents of every dirty view at the end of a slice or drain.
+    pub(crate) fn end_slice(&self, emission: ViewEmission, out: &mut Vec<Document>) {
+        if emission.writes_at(Moment::SliceEnd) {
+            self.lock().emit_views(out);
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, Scopes> {

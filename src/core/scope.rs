@@ -294,18 +294,6 @@ impl Scopes {
         self.session.as_ref().filter(|s| !s.expired_at(now_ms)).map(|s| Arc::clone(&s.id))
     }
 
-    pub fn user(&self) -> Option<&Arc<UserInfo>> {
-        self.user.as_ref()
-    }
-
-    pub fn consent(&self) -> TrackingConsent {
-        self.consent
-    }
-
-    pub fn global(&self) -> &Arc<Attributes> {
-        &self.global
-    }
-
     /// Key of the active view, if any.
     pub fn active_view_key(&self) -> Option<&str> {
         self.views.last().filter(|v| v.active).map(|v| &*v.key)

@@ -1,9 +1,9 @@
 //! JS values → core values, copied once, with errors that name the method and the argument:
 //! the primitives (strings, numbers, enums, arrays) here, attribute maps in `attributes`.
 //!
-//! Raw Node-API calls are used here (and only here) because the generic conversions of
-//! napi-derive report errors without the method or argument name and go through more calls than
-//! the hot path can afford. Every value is read exactly once; nothing is stringified to JSON and
+//! Argument reading uses raw Node-API calls (here and in `attributes`) because the generic
+//! conversions of napi-derive report errors without the method or argument name and go through
+//! more calls than the hot path can afford. Every value is read exactly once; nothing is stringified to JSON and
 //! parsed back.
 
 use std::borrow::Cow;

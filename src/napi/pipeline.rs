@@ -247,7 +247,7 @@ impl RumPipeline {
     }
 
     /// Records a crash after everything called before it, writes it to disk and fsyncs. Returns
-    /// false when the writer did not finish within `flushTimeoutMs`.
+    /// false as `flush()` does.
     #[napi(catch_unwind, ts_args_type = "message: string, stack?: string")]
     pub fn mark_crash(&self, env: Env, message: Unknown, stack: Unknown) -> Result<bool> {
         self.record(&env, "markCrash", |r| {
@@ -360,8 +360,7 @@ impl RumPipeline {
     #[napi(catch_unwind, ts_args_type = "consent: TrackingConsent")]
     pub fn set_tracking_consent(&self, env: Env, consent: Unknown) -> Result<()> {
         self.record(&env, "setTrackingConsent", |r| {
-            let consent =
-                r.enumerated(consent.raw(), "consent", TrackingConsent::parse, &["granted", "not_granted", "pending"])?;
+            let consent = r.enumerated(consent.raw(), "consent", TrackingConsent::parse, TrackingConsent::ALL)?;
             Ok((EventKind::SetConsent(consent), Attributes::new()))
         })
     }
@@ -390,7 +389,8 @@ impl RumPipeline {
     }
 
     /// Processes everything called before, writes it and seals the active batch. Returns false
-    /// when the writer did not finish within `flushTimeoutMs`.
+    /// when the writer did not finish within `flushTimeoutMs`, or when a write failed since the
+    /// previous flush (logged; counted in `stats().writeErrors`).
     #[napi(catch_unwind)]
     pub fn flush(&self) -> bool {
         self.drain();

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { declaredUnion } from '../shared/dts.mjs';
 
 import {
   APP_ID,
@@ -191,7 +192,7 @@ test('markCrash writes a crash error that sees every earlier call', (t) => {
   assert.equal(crash.error.stack, 'at main (app.js:9:9)');
   assert.equal(crash.error.is_crash, true);
   assert.equal(typeof crash.error.handling, 'string');
-  assert.ok(['source', 'network', 'webview', 'console', 'custom'].includes(crash.error.source), `crash source ${crash.error.source}`);
+  assert.ok(declaredUnion('ErrorSource').includes(crash.error.source), `crash source ${crash.error.source}`);
   const idx = docs.indexOf(crash);
   const actionsBefore = ofType(docs.slice(0, idx), 'action').length;
   assert.equal(actionsBefore, next, 'every action called before markCrash is written before the crash');
@@ -199,8 +200,9 @@ test('markCrash writes a crash error that sees every earlier call', (t) => {
 
 test('every action type and error source of the interface is accepted and written as given', (t) => {
   const { p, dir } = openPipeline(t);
-  const actionTypes = ['tap', 'scroll', 'swipe', 'click', 'back', 'custom'];
-  const errorSources = ['source', 'network', 'webview', 'console', 'custom'];
+  const actionTypes = declaredUnion('ActionType');
+  assert.ok(actionTypes.length >= 6, `action types from index.d.ts: ${actionTypes}`);
+  const errorSources = declaredUnion('ErrorSource');
   p.startView('v', 'Enums');
   for (const type of actionTypes) p.addAction(type, `act-${type}`);
   for (const source of errorSources) p.addError(`err-${source}`, source);

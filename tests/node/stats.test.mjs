@@ -2,11 +2,10 @@
 // ArkTS interface"). The eviction, drop and write-error counters move in storage.test.mjs.
 
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { test } from 'node:test';
 
-import { REPO_ROOT, burst, burstUntilQueued, openPipeline, readBatchFiles, waitDrained } from './lib/helpers.mjs';
+import { declaredFields } from '../shared/dts.mjs';
+import { burst, burstUntilQueued, openPipeline, readBatchFiles, waitDrained } from './lib/helpers.mjs';
 
 const NAMED = [
   'callsInline',
@@ -97,14 +96,6 @@ test('stats() move with a burst, its drain and its writes', async (t) => {
   assert.equal(s5.batchesOnDisk, 0, 'delivered batches leave batchesOnDisk');
   assert.equal(s5.bytesOnDisk, 0, 'delivered batches leave bytesOnDisk');
 });
-
-/** The field names `index.d.ts` declares for an interface (the HAR's committed declarations). */
-function declaredFields(iface) {
-  const dts = fs.readFileSync(path.join(REPO_ROOT, 'ets/src/main/cpp/types/librum_native/index.d.ts'), 'utf8');
-  const body = dts.match(new RegExp(`export interface ${iface} \\{([\\s\\S]*?)\\n\\}`))?.[1];
-  assert.ok(body, `index.d.ts declares ${iface}`);
-  return [...body.matchAll(/^\s+(\w+)\??: /gm)].map((m) => m[1]);
-}
 
 test('stats() has exactly the counters index.d.ts declares, every core counter among them', (t) => {
   const { p } = openPipeline(t);

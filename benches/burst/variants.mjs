@@ -9,33 +9,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { libraryPath, loadNative } from '../../tests/shared/native.mjs';
 import { BaselineSdk } from './baseline.mjs';
+
+export { loadNative };
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Methods the harness needs on a RumPipeline instance (DESIGN.md "The JS / ArkTS interface"). */
 export const REQUIRED_METHODS = ['startView', 'addAction', 'flush', 'stop', 'stats', 'nextBatch', 'completeBatch'];
 
-export function defaultLibraryPath() {
-  return process.env.RUM_NATIVE_LIB || path.join(REPO_ROOT, 'target', 'release', 'librum_native.so');
-}
-
-/** Loads the cdylib the way DESIGN.md says Node does; every failure names the path and the fix. */
-export function loadNative(libPath = defaultLibraryPath()) {
-  if (!fs.existsSync(libPath)) {
-    throw new Error(`native library not found at ${libPath}: run 'cargo build --release' (scripts/burst does) or set RUM_NATIVE_LIB`);
-  }
-  const mod = { exports: {} };
-  try {
-    process.dlopen(mod, libPath);
-  } catch (e) {
-    throw new Error(`cannot load ${libPath} with process.dlopen: ${e.message}`);
-  }
-  if (typeof mod.exports.RumPipeline !== 'function') {
-    throw new Error(`${libPath} loaded but exports no RumPipeline class (exports: ${Object.keys(mod.exports).join(', ') || 'none'})`);
-  }
-  return mod.exports;
-}
+/** The library a run loads unless told otherwise (RUM_NATIVE_LIB, else target/release). */
+export const defaultLibraryPath = libraryPath;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 

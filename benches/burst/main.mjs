@@ -1,7 +1,7 @@
 // scripts/burst's orchestrator: probes the native module, runs every sample of every scenario in
 // its own child process (sample.mjs), alternating variants, and writes the table (stdout), the
 // report (report.json), the chart (stalls.svg) and the table alone (table.md) for pasting.
-// Progress goes to stderr. See docs/burst.md for the method.
+// Progress goes to stderr. See docs/benchmarks.md for the method.
 
 import fs from 'node:fs';
 import os from 'node:os';
