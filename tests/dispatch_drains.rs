@@ -6,7 +6,7 @@ mod dispatch_support;
 use dispatch_support::*;
 use rum_native::core::config::TrackingConsent;
 use rum_native::core::document::Document;
-use rum_native::core::event::EventKind;
+use rum_native::core::event::{EventKind, HttpMethod};
 use rum_native::core::scope::LAUNCH_VIEW_NAME;
 
 /// A view, a spent turn, then `n` queued actions `q0…`.
@@ -87,7 +87,7 @@ fn an_action_that_opens_a_launch_view_drains_the_queue() {
     // A resource start lands on a view too, opening a launch view when there is none.
     let mut h = with_queued_actions(3);
     h.d.call(stop_view("home"), no_attrs());
-    let start = EventKind::StartResource { key: "r".into(), method: "GET".into(), url: "https://x/r".into() };
+    let start = EventKind::StartResource { key: "r".into(), method: HttpMethod::Get, url: "https://x/r".into() };
     h.d.call(start, no_attrs());
     assert_eq!((h.d.queue_len(), h.counters.drains.get()), (0, 1));
 }

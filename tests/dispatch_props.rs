@@ -16,7 +16,7 @@ use proptest::prelude::*;
 use rum_native::core::config::TrackingConsent;
 use rum_native::core::dispatch::Dispatcher;
 use rum_native::core::document::{Document, ViewDocument};
-use rum_native::core::event::{ActionType, Event, EventKind, ResourceKind, UserInfo};
+use rum_native::core::event::{ActionType, Event, EventKind, HttpMethod, ResourceKind, UserInfo};
 use rum_native::core::pipeline::Pipeline;
 use rum_native::core::seam::{MapOutcome, Timer};
 use rum_native::core::stats::DispatchCounters;
@@ -42,7 +42,7 @@ fn kind() -> impl Strategy<Value = EventKind> {
         2 => key("v", 3).prop_map(|k| start_view(&k)),
         1 => key("v", 3).prop_map(|k| stop_view(&k)),
         1 => key("e", 2).prop_map(|m| error(&m)),
-        2 => key("r", 4).prop_map(|key| EventKind::StartResource { key, method: "GET".into(), url: "u".into() }),
+        2 => key("r", 4).prop_map(|key| EventKind::StartResource { key, method: HttpMethod::Get, url: "u".into() }),
         2 => key("r", 4).prop_map(|key| {
             EventKind::StopResource { key, status_code: 200, kind: ResourceKind::Xhr, size: None }
         }),

@@ -6,7 +6,7 @@ mod dispatch_support;
 use dispatch_support::*;
 use rum_native::core::config::{MAX_PENDING_RESOURCES_PER_VIEW, MAX_STOPPED_VIEWS_WITH_PENDING};
 use rum_native::core::document::Document;
-use rum_native::core::event::{ActionType, ErrorSource, EventKind, ResourceKind, UserInfo};
+use rum_native::core::event::{ActionType, ErrorSource, EventKind, HttpMethod, ResourceKind, UserInfo};
 use rum_native::core::scope::LAUNCH_VIEW_NAME;
 use serde_json::{json, Value};
 
@@ -21,7 +21,7 @@ fn to_json(d: &Document) -> Value {
 }
 
 fn start_resource(key: &str) -> EventKind {
-    EventKind::StartResource { key: key.into(), method: "GET".into(), url: format!("https://api.example/{key}") }
+    EventKind::StartResource { key: key.into(), method: HttpMethod::Get, url: format!("https://api.example/{key}") }
 }
 
 fn stop_resource(key: &str) -> EventKind {

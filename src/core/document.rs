@@ -11,7 +11,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::event::{ActionType, Attributes, ErrorSource, ResourceKind, UserInfo};
+use super::event::{ActionType, Attributes, ErrorSource, HttpMethod, ResourceKind, UserInfo};
 
 /// `_dd.format_version` of the RUM event format.
 pub const FORMAT_VERSION: u8 = 2;
@@ -94,7 +94,7 @@ pub struct ResourceDocument {
     pub id: String,
     pub kind: ResourceKind,
     pub url: String,
-    pub method: String,
+    pub method: HttpMethod,
     pub status_code: u16,
     pub size: Option<u64>,
     pub duration_ns: u64,
@@ -342,11 +342,14 @@ struct ErrorBody<'a>(&'a ErrorDocument);
 impl Serialize for ErrorBody<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let d = self.0;
-        let mut m = s.serialize_map(Some(6))?;
+        let mut m = s.serialize_map(None)?;
         m.serialize_entry("id", &d.id)?;
         m.serialize_entry("message", &d.message)?;
         m.serialize_entry("source", &d.source)?;
-        m.serialize_entry("stack", &d.stack)?;
+        // Absent values are omitted: the format types `stack` as a string, never null.
+        if let Some(stack) = &d.stack {
+            m.serialize_entry("stack", stack)?;
+        }
         m.serialize_entry("is_crash", &d.is_crash)?;
         m.serialize_entry("handling", if d.is_crash { "unhandled" } else { "handled" })?;
         m.end()
@@ -368,13 +371,16 @@ struct ResourceBody<'a>(&'a ResourceDocument);
 impl Serialize for ResourceBody<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let d = self.0;
-        let mut m = s.serialize_map(Some(7))?;
+        let mut m = s.serialize_map(None)?;
         m.serialize_entry("id", &d.id)?;
         m.serialize_entry("type", &d.kind)?;
         m.serialize_entry("url", &d.url)?;
         m.serialize_entry("method", &d.method)?;
         m.serialize_entry("status_code", &d.status_code)?;
-        m.serialize_entry("size", &d.size)?;
+        // The format types `size` as an integer, never null: an unknown size is omitted.
+        if let Some(size) = d.size {
+            m.serialize_entry("size", &size)?;
+        }
         m.serialize_entry("duration", &d.duration_ns)?;
         m.end()
     }

@@ -32,7 +32,7 @@ pub enum EventKind {
     StopView { key: String },
     Action { action_type: ActionType, name: String },
     Error { message: String, source: ErrorSource, stack: Option<String>, is_crash: bool },
-    StartResource { key: String, method: String, url: String },
+    StartResource { key: String, method: HttpMethod, url: String },
     StopResource { key: String, status_code: u16, kind: ResourceKind, size: Option<u64> },
     AddTiming { name: String },
     AddAttribute { key: String, value: Value },
@@ -153,6 +153,25 @@ js_enum!(
         Image = "image", Font = "font", Media = "media", Other = "other", Native = "native",
     }
 );
+
+js_enum!(
+    /// HTTP methods of resources (rum-events-format `resource.method`). The binding accepts them in
+    /// any case and writes them in upper case.
+    HttpMethod {
+        Post = "POST", Get = "GET", Head = "HEAD", Put = "PUT", Delete = "DELETE", Patch = "PATCH",
+        Trace = "TRACE", Options = "OPTIONS", Connect = "CONNECT",
+    }
+);
+
+impl HttpMethod {
+    /// `get` and `Get` are `GET`.
+    pub fn parse_any_case(s: &str) -> Option<Self> {
+        if s.len() > 7 {
+            return None;
+        }
+        Self::parse(&s.to_ascii_uppercase())
+    }
+}
 
 js_enum!(
     /// Tracking consent, as the host sets it.

@@ -21,7 +21,7 @@ use super::config::{
 use super::document::{
     ActionDocument, Common, CustomTimings, Document, ErrorDocument, Identity, ResourceDocument, ViewDocument, ViewRef,
 };
-use super::event::{Attributes, Event, EventKind, UserInfo};
+use super::event::{Attributes, Event, EventKind, HttpMethod, UserInfo};
 use super::ids::IdGen;
 use super::stats::DispatchCounters;
 
@@ -66,7 +66,7 @@ struct Resume {
 struct PendingResource {
     key: String,
     id: String,
-    method: String,
+    method: HttpMethod,
     url: String,
     start_wall_ms: i64,
     start_mono_ns: u64,

@@ -24,7 +24,7 @@ use super::stats::{PipelineStats, Sources};
 use super::throw;
 use crate::core::config::{Config, TrackingConsent, MAX_ACTIONS_PER_CALL};
 use crate::core::dispatch::{Dispatcher, Inbox};
-use crate::core::event::{ActionType, Attributes, ErrorSource, EventKind, ResourceKind, UserInfo};
+use crate::core::event::{ActionType, Attributes, ErrorSource, EventKind, HttpMethod, ResourceKind, UserInfo};
 use crate::core::registry::{self, AttachError, Shared};
 use crate::core::seam::Clock;
 use crate::core::storage::{Batch, FlushOutcome, StorageError};
@@ -270,7 +270,7 @@ impl RumPipeline {
     ) -> Result<()> {
         self.record(&env, "startResource", |r| {
             let key = self.text(r, &key, "key")?;
-            let method = self.text(r, &method, "method")?;
+            let method = r.enumerated(method.raw(), "method", HttpMethod::parse_any_case, HttpMethod::ALL)?;
             let url = self.text(r, &url, "url")?;
             Ok((EventKind::StartResource { key, method, url }, self.attrs(r, &attributes)?))
         })
