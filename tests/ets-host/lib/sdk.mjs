@@ -25,8 +25,7 @@ function etsFolderUnder(dir) {
     join(dir, 'ets'),
     join(dir, 'openharmony', 'ets'),
     join(dir, 'default', 'openharmony', 'ets'),
-    join(dir, 'sdk', 'default', 'openharmony', 'ets'),
-    join(dir, 'HarmonyOS-NEXT-DB1', 'openharmony', 'ets')
+    join(dir, 'sdk', 'default', 'openharmony', 'ets')
   ];
   for (const c of candidates) {
     if (existsSync(join(c, 'api')) && existsSync(join(c, 'kits')) && existsSync(join(c, 'arkts'))) {
