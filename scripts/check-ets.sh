@@ -1,11 +1,24 @@
 #!/usr/bin/env bash
 # Host checks of the HarmonyOS side: the HAR (ets/), the demo HAP (entry/) and the hvigor project
-# files, on a machine without the HarmonyOS SDK.
+# files, against the real HarmonyOS SDK's ArkTS declarations when one is present.
+#
+# SDK (tests/ets-host/lib/sdk.mjs; the first found is used, and the run says which):
+#   RUM_OHOS_SDK=<dir>     any level of an SDK (…/sdk, …/default/openharmony, …/ets); `none` forces
+#                          the stand-ins
+#   DEVECO_SDK_HOME        DevEco Studio's SDK (holds default/openharmony/ets)
+#   OHOS_SDK_HOME, OHOS_BASE_SDK_HOME   the Command Line Tools' SDK
+#   $ROOT/../shared/ohos-sdk            the shared copy next to the repository (CI)
+# Without one, lint and typecheck use the stand-ins in tests/ets-host/sdk/ (non-UI files only).
 #
 #   parse      every .ets / .json5 / .json parses (ohos-typescript, json5)
 #   project    hvigor files agree: modules, task types, model versions, packages, resources
-#   lint       ArkTS strict rules on the non-UI .ets files (ohos-typescript's ArkTS linter)
-#   typecheck  the non-UI .ets files type-check against index.d.ts (tsc --noEmit, SDK stand-ins)
+#   lint       ohos-typescript's ArkTS linter with the options DevEco's compiler sets
+#              (needDoArkTsLinter, isCompatibleVersion false, ets-loader's tsconfig): every .ets
+#              of ets/ and entry/, UI pages included; any error or warning fails
+#   typecheck  with the SDK: ohos-typescript's type check of the same program (ETS mode, the
+#              SDK's ArkUI declarations, librum_native.so typed by its index.d.ts), errors and
+#              warnings (e.g. 28040 "Function may throw exceptions") both fail; without it:
+#              tsc --noEmit of the non-UI files against the stand-ins
 #   facade     tests/ets-host/*.test.mjs run the facade, built from ets/, against the real
 #              librum_native.so (RUM_NATIVE_LIB=debug|release|<path>, default release) and a
 #              loopback intake
@@ -23,7 +36,7 @@ for arg in "$@"; do
   case "$arg" in
     --ohos) RUN_OHOS=1 ;;
     -h | --help)
-      sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      sed -n '2,29p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -56,6 +69,19 @@ if [[ ! -f "$HOST/node_modules/.package-lock.json" || "$HOST/package-lock.json" 
   if ! (cd "$HOST" && npm ci --no-audit --no-fund --loglevel=error); then
     echo "check-ets: npm ci failed in tests/ets-host" >&2
     record "npm ci" FAIL
+  fi
+fi
+
+if [[ ${#NAMES[@]} -eq 0 ]]; then
+  # Which ArkTS declarations lint and typecheck use (prints the choice on stderr).
+  if SDK_ETS="$(cd "$HOST" && node lib/sdk.mjs)"; then
+    if [[ -n "$SDK_ETS" ]]; then
+      export RUM_OHOS_SDK="$SDK_ETS"
+    else
+      export RUM_OHOS_SDK=none
+    fi
+  else
+    record sdk FAIL
   fi
 fi
 

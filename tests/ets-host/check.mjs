@@ -1,19 +1,27 @@
 // Host checks of the hvigor project, run by scripts/check-ets.sh:
-//   node check.mjs parse|lint|typecheck|project|all
+//   node check.mjs parse|lint|typecheck|project|all   (or `sdk`: which ArkTS declarations they use)
 // Each check prints its problems and a one-line result; the exit code is non-zero on failure.
 import { checkParse } from './lib/parse.mjs';
-import { lint } from './lib/lint.mjs';
+import { lint, sdkTypecheck } from './lib/lint.mjs';
+import { describeSdk } from './lib/sdk.mjs';
 import { checkProject } from './lib/project.mjs';
 import { typecheck } from './lib/stage.mjs';
 
 const CHECKS = {
   parse: ['every .ets / .json5 / .json parses (ohos-typescript, json5)', checkParse],
   project: ['hvigor project files are consistent', checkProject],
-  lint: ['ArkTS strict rules on non-UI .ets (ohos-typescript ArkTSLinter 1.1)', lint],
-  typecheck: ['facade type-checks against index.d.ts (tsc --noEmit)', typecheck]
+  lint: ['ArkTS linter (ohos-typescript ArkTSLinter 1.1): the real SDK, or the stand-ins on non-UI .ets', lint],
+  typecheck: [
+    'type check, errors and warnings: ohos-typescript on every .ets against the real SDK, or tsc on non-UI .ets against the stand-ins',
+    () => sdkTypecheck() ?? typecheck()
+  ]
 };
 
 const wanted = process.argv.slice(2);
+if (wanted.includes('sdk')) {
+  console.log(describeSdk());
+  process.exit(0);
+}
 const names = wanted.length === 0 || wanted.includes('all') ? Object.keys(CHECKS) : wanted;
 let failed = 0;
 for (const name of names) {

@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import { STUBS_DIR } from './files.mjs';
 import { build } from './stage.mjs';
 
@@ -99,7 +100,9 @@ export function drainBatches(monitor) {
 
 /**
  * A RUM intake on 127.0.0.1 (port 0). `respond(request, index)` returns the status for each
- * request (default 202). Every request is recorded with its path, headers and documents.
+ * request (default 202), or 'reset' to close the connection without an answer (a network error
+ * for the client). Every request is recorded with its path, headers, raw body and documents (the
+ * body gunzipped first when it says `Content-Encoding: gzip`).
  */
 export async function startIntake(respond = () => 202) {
   const requests = [];
@@ -107,15 +110,24 @@ export async function startIntake(respond = () => 202) {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const gzip = /^gzip$/i.test(req.headers['content-encoding'] ?? '');
       const record = {
         method: req.method,
         url: req.url,
         headers: req.headers,
-        docs: ndjson(Buffer.concat(chunks))
+        raw,
+        body: gzip ? gunzipSync(raw) : raw,
+        docs: null
       };
+      record.docs = ndjson(record.body);
       const status = respond(record, requests.length);
       record.status = status;
       requests.push(record);
+      if (status === 'reset') {
+        req.socket.destroy();
+        return;
+      }
       res.writeHead(status, { 'Content-Type': 'application/json' });
       res.end('{}');
     });

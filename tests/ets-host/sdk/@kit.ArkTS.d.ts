@@ -2,5 +2,6 @@
 import collections from './@arkts.collections';
 import lang from './@arkts.lang';
 import taskpool from './@ohos.taskpool';
+import util from './@ohos.util';
 
-export { collections, lang, taskpool };
+export { collections, lang, taskpool, util };

@@ -1,10 +1,12 @@
 // Run-time stand-in for @kit.ArkTS on the host.
+//   util        — generateRandomUUID (node:crypto);
 //   collections — Map is the JS built-in; Array an array-like that is not a JS Array, as on the
 //                 device;
 //   taskpool    — runs the task's function in this process on a later macrotask, as if on a
 //                 worker thread, and hands the result back by reference (no copy), which is what
 //                 Sendable results do on the device;
 //   lang        — types only.
+import { randomUUID } from 'node:crypto';
 
 /**
  * collections.Array: like the device's Sendable array, not a JS Array (napi_is_array is false),
@@ -83,3 +85,6 @@ function execute(taskOrFunction, ...args) {
 }
 
 export const taskpool = { Priority, Task, execute, executed };
+
+/** util — generateRandomUUID over node:crypto (RFC 4122 version 4, lower case). */
+export const util = { generateRandomUUID: (_entropyCache) => randomUUID() };

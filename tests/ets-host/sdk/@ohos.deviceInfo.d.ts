@@ -1,0 +1,12 @@
+/* Stand-in for the SDK's api/@ohos.deviceInfo.d.ts (subset). */
+declare namespace deviceInfo {
+  const deviceType: string;
+  const brand: string;
+  const marketName: string;
+  const productModel: string;
+  const displayVersion: string;
+  const osFullName: string;
+  const sdkApiVersion: number;
+}
+
+export default deviceInfo;
