@@ -1,13 +1,18 @@
 // Shared by tests/ets-host/*.test.mjs: builds the HAR's facade from its .ets sources, loads it
 // with the real librum_native.so, and provides a fake ability context and a loopback intake.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import { parseNdjson as ndjson, tmpDir, until } from '../../shared/util.mjs';
 import { STUBS_DIR } from './files.mjs';
 import { build } from './stage.mjs';
+
+export { ndjson, until };
+
+/** A fresh temp directory, removed at process exit. */
+export const tempDir = (prefix = 'rum-ets-host-data-') => tmpDir(undefined, prefix);
 
 const stub = (name) => pathToFileURL(join(STUBS_DIR, name)).href;
 
@@ -35,12 +40,6 @@ export function loadFacade() {
 }
 
 /** A fresh storage directory, removed when the process exits. */
-export function tempDir(prefix = 'rum-ets-host-data-') {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
 /**
  * A stand-in for the ability context the facade is given: `filesDir`, and an application
  * context whose `applicationStateChange` listeners the test can fire.
@@ -75,14 +74,6 @@ export function fakeContext(filesDir) {
   };
 }
 
-/** The documents of an NDJSON batch body. */
-export function ndjson(body) {
-  const text = Buffer.from(body).toString('utf8');
-  if (text.length > 0 && !text.endsWith('\n')) {
-    throw new Error('NDJSON body does not end with a newline');
-  }
-  return text.split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l));
-}
 
 /** Claims and acknowledges every sealed batch; returns their documents in claim order. */
 export function drainBatches(monitor) {
@@ -143,13 +134,3 @@ export async function startIntake(respond = () => 202) {
   };
 }
 
-/** Waits until `predicate()` holds, polling; fails after `timeoutMs`. */
-export async function until(predicate, timeoutMs, what) {
-  const start = Date.now();
-  while (!predicate()) {
-    if (Date.now() - start > timeoutMs) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

@@ -9,20 +9,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { parseNdjson, sleep, tmpDir, until } from '../../shared/util.mjs';
 import { libraryPath, loadNative, REPO_ROOT } from './native.mjs';
 
-export { libraryPath, loadNative, REPO_ROOT };
+export { libraryPath, loadNative, parseNdjson, REPO_ROOT, sleep, tmpDir, until };
 
 export const LIB_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const APP_ID = 'app-node-tests';
 export const PAD_350 = 'x'.repeat(350);
-
-/** A fresh temp directory, removed after the test. */
-export function tmpDir(t, prefix = 'rum-node-') {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  t?.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 export function pipelineOptions(storageDir, extra = {}) {
   return { storageDir, applicationId: APP_ID, service: 'node-tests', version: '0.0.1', ...extra };
@@ -59,21 +53,6 @@ export function openPipeline(t, extra = {}) {
     fs.rmSync(dir, { recursive: true, force: true });
   });
   return { p, dir, RumPipeline };
-}
-
-/** Parses NDJSON strictly: `\n`-terminated, every line one JSON document. */
-export function parseNdjson(text, where) {
-  if (text.length === 0) return [];
-  assert.ok(text.endsWith('\n'), `${where}: NDJSON must end with \\n (ends with ${JSON.stringify(text.slice(-40))})`);
-  const lines = text.slice(0, -1).split('\n');
-  return lines.map((line, i) => {
-    assert.ok(line.length > 0, `${where}: line ${i + 1} is empty`);
-    try {
-      return JSON.parse(line);
-    } catch (e) {
-      assert.fail(`${where}: line ${i + 1} is not JSON (${e.message}): ${line.slice(0, 200)}`);
-    }
-  });
 }
 
 const BATCH_NAME = /^batch-(\d+)-(\d+)\.ndjson$/;
@@ -155,19 +134,6 @@ export function busyWait(ms) {
   const end = performance.now() + ms;
   while (performance.now() < end) {
     // Holding the thread on purpose.
-  }
-}
-
-export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `fn` on later turns until it returns truthy; fails after `timeoutMs`. */
-export async function until(fn, timeoutMs, what) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > end) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(5);
   }
 }
 
