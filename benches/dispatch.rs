@@ -26,10 +26,10 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use rum_native::core::config::{Config, TrackingConsent};
 use rum_native::core::dispatch::Dispatcher;
-use rum_native::core::document::Document;
+use rum_native::core::document::{Document, Identity};
 use rum_native::core::event::{ActionType, Attributes, Event, EventKind};
 use rum_native::core::ids::IdGen;
-use rum_native::core::pipeline::{identity_of, Pipeline};
+use rum_native::core::pipeline::Pipeline;
 use rum_native::core::scope::Scopes;
 use rum_native::core::seam::{Clock, DocumentSink, Scheduler, SinkError, Timer};
 use rum_native::core::stats::DispatchCounters;
@@ -167,7 +167,7 @@ struct Scenario {
 
 fn scopes_scenario(coalesced: bool) -> impl FnMut() -> (u64, usize) {
     let counters = Arc::new(DispatchCounters::default());
-    let identity = Arc::new(identity_of(&config(4)));
+    let identity = Arc::new(Identity::of(&config(4)));
     let mut scopes = Scopes::new(identity, TrackingConsent::Granted, counters, IdGen::from_entropy());
     let mut seq = 0;
     let mut out = Vec::with_capacity(2 * EVENTS_PER_SAMPLE + 2);

@@ -31,13 +31,7 @@ const PACED_SENDS: usize = 2_000;
 const PACE: Duration = Duration::from_micros(20);
 
 fn documents(n: usize) -> Vec<Document> {
-    let identity = Arc::new(Identity {
-        application_id: "bench-app".into(),
-        service: "bench".into(),
-        version: "1.0.0".into(),
-        env: Some("prod".into()),
-        source: "harmonyos".into(),
-    });
+    let identity = Arc::new(Identity::new("bench-app", "bench", "1.0.0", Some("prod"), "harmonyos"));
     let global = Arc::new(Attributes::new());
     let session: Arc<str> = Arc::from("5f3c1c7e-0000-4000-8000-000000000001");
     let view = ViewRef { id: Arc::from("view-1"), name: Arc::from("Chat"), url: Arc::from("pages/Chat") };
@@ -53,6 +47,7 @@ fn documents(n: usize) -> Vec<Document> {
                     identity: identity.clone(),
                     session_id: session.clone(),
                     usr: None,
+                    connectivity: None,
                     global: global.clone(),
                     attrs,
                 },

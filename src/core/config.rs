@@ -78,6 +78,18 @@ pub const MAX_STOPPED_VIEWS_WITH_PENDING: usize = 10;
 /// about 100 MB); a longer list is refused with a RangeError before anything is read.
 pub const MAX_ACTIONS_PER_CALL: u32 = 100_000;
 
+/// `source` of documents when the host names none. The RUM event format's `source` enum has no
+/// HarmonyOS value (android, ios, browser, flutter, ...): an intake that validates strictly refuses
+/// every document of any value outside it, and one that does not (Flashcat's, which HarmonyOS SDKs
+/// report to) files them under the value given. "harmonyos" says what the app is; a host whose
+/// intake validates picks an enum value (`source: 'android'` is the closest: a mobile app with the
+/// same document shapes).
+pub const DEFAULT_SOURCE: &str = "harmonyos";
+
+/// Percentage of sessions tracked when the host sets none: every session, as every RUM SDK's
+/// default.
+pub const SESSION_SAMPLE_RATE: f64 = 100.0;
+
 /// The largest `turnBudgetMs`: past a second the "budget" no longer keeps any frame smooth.
 pub const MAX_TURN_BUDGET_MS: u64 = 1_000;
 
@@ -97,6 +109,8 @@ pub const MAX_FLUSH_TIMEOUT_MS: u64 = 60_000;
 
 pub use super::event::TrackingConsent;
 
+use super::context::{AppContext, Connectivity};
+
 /// The pipeline's settings. `Default` gives the documented defaults except the identity fields.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -105,7 +119,14 @@ pub struct Config {
     pub service: String,
     pub version: String,
     pub env: Option<String>,
+    /// `source` of every document and `ddsource` of uploads.
     pub source: String,
+    /// The device and app facts every document carries.
+    pub context: AppContext,
+    /// The connectivity until the first `setConnectivity`.
+    pub connectivity: Option<Connectivity>,
+    /// Percentage of sessions tracked; the others write nothing.
+    pub session_sample_rate: f64,
     pub tracking_consent: TrackingConsent,
     pub turn_budget_ms: u32,
     pub queue_capacity: usize,
@@ -128,7 +149,10 @@ impl Default for Config {
             service: String::new(),
             version: String::new(),
             env: None,
-            source: "harmonyos".to_owned(),
+            source: DEFAULT_SOURCE.to_owned(),
+            context: AppContext::default(),
+            connectivity: None,
+            session_sample_rate: SESSION_SAMPLE_RATE,
             tracking_consent: TrackingConsent::Granted,
             turn_budget_ms: TURN_BUDGET_MS,
             queue_capacity: QUEUE_CAPACITY,
@@ -192,6 +216,20 @@ impl Config {
         within("batchWindowMs", self.batch_window_ms, 1, u64::MAX)?;
         within("batchMaxAgeMs", self.batch_max_age_ms, 1, u64::MAX)?;
         within("flushTimeoutMs", self.flush_timeout_ms.into(), 1, MAX_FLUSH_TIMEOUT_MS)?;
+        if !(0.0..=100.0).contains(&self.session_sample_rate) {
+            return bad("sessionSampleRate", format!("must be from 0 to 100, got {}", self.session_sample_rate));
+        }
+        if self.source.is_empty() {
+            return bad("source", "must not be empty");
+        }
+        if let Some(v) = self.context.viewport {
+            if !(v.width.is_finite() && v.height.is_finite() && v.width >= 0.0 && v.height >= 0.0) {
+                return bad(
+                    "viewport",
+                    format!("must have finite, non-negative sizes, got {} x {}", v.width, v.height),
+                );
+            }
+        }
         Ok(())
     }
 }

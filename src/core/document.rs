@@ -11,10 +11,15 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::config::Config;
+use super::context::{AppContext, Connectivity};
 use super::event::{ActionType, Attributes, ErrorSource, HttpMethod, ResourceKind, UserInfo};
 
 /// `_dd.format_version` of the RUM event format.
 pub const FORMAT_VERSION: u8 = 2;
+
+/// The SDK's version in `ddtags` (`sdk_version:`), as the mobile SDKs report theirs.
+pub const SDK_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// What every document of one pipeline shares; one `Arc`, so building a document does not copy it.
 #[derive(Debug, PartialEq)]
@@ -22,8 +27,47 @@ pub struct Identity {
     pub application_id: String,
     pub service: String,
     pub version: String,
-    pub env: Option<String>,
     pub source: String,
+    /// `ddtags`: `env`, `service`, `version` and `sdk_version` as the intake reads its tags (the
+    /// format has no top-level `env`; dd-sdk-android writes them here too).
+    pub ddtags: String,
+    pub context: AppContext,
+    /// `_dd.configuration.session_sample_rate`.
+    pub session_sample_rate: f64,
+}
+
+impl Identity {
+    pub fn new(application_id: &str, service: &str, version: &str, env: Option<&str>, source: &str) -> Self {
+        Self {
+            application_id: application_id.to_owned(),
+            service: service.to_owned(),
+            version: version.to_owned(),
+            source: source.to_owned(),
+            ddtags: ddtags(service, version, env),
+            context: AppContext::default(),
+            session_sample_rate: 100.0,
+        }
+    }
+
+    /// The identity of `config`'s pipeline.
+    pub fn of(config: &Config) -> Self {
+        Self {
+            context: config.context.clone(),
+            session_sample_rate: config.session_sample_rate,
+            ..Self::new(&config.application_id, &config.service, &config.version, config.env.as_deref(), &config.source)
+        }
+    }
+}
+
+/// `service:…,version:…,sdk_version:…,env:…` (empty values left out). A comma would split a tag, so
+/// commas in values become `_`.
+fn ddtags(service: &str, version: &str, env: Option<&str>) -> String {
+    let tags = [("service", service), ("version", version), ("sdk_version", SDK_VERSION), ("env", env.unwrap_or(""))];
+    tags.iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| format!("{k}:{}", v.replace(',', "_")))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// The parts every document has.
@@ -34,6 +78,8 @@ pub struct Common {
     pub identity: Arc<Identity>,
     pub session_id: Arc<str>,
     pub usr: Option<Arc<UserInfo>>,
+    /// The connectivity in force at the call.
+    pub connectivity: Option<Arc<Connectivity>>,
     /// Global attributes in force at the call (shared, copy-on-write in the scopes).
     pub global: Arc<Attributes>,
     /// The call's own attributes.
@@ -163,17 +209,6 @@ impl Document {
     }
 }
 
-/// `{ "id": … }` of `application`.
-struct Id<'a>(&'a str);
-
-impl Serialize for Id<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(1))?;
-        m.serialize_entry("id", self.0)?;
-        m.end()
-    }
-}
-
 struct SessionField<'a>(&'a str);
 
 impl Serialize for SessionField<'_> {
@@ -185,16 +220,50 @@ impl Serialize for SessionField<'_> {
     }
 }
 
-/// `_dd`: format version, session plan and, for views, the document version.
-struct Dd(Option<u64>);
+/// `_dd`: format version, session plan, the sample rate in force and, for views, the document
+/// version.
+struct Dd<'a> {
+    identity: &'a Identity,
+    document_version: Option<u64>,
+}
 
-impl Serialize for Dd {
+impl Serialize for Dd<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("format_version", &FORMAT_VERSION)?;
         m.serialize_entry("session", &Plan)?;
-        if let Some(v) = self.0 {
+        m.serialize_entry("configuration", &SampleRate(self.identity.session_sample_rate))?;
+        if let Some(v) = self.document_version {
             m.serialize_entry("document_version", &v)?;
+        }
+        m.end()
+    }
+}
+
+struct SampleRate(f64);
+
+impl Serialize for SampleRate {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(1))?;
+        // A whole rate is written as an integer (`100`), as the SDKs' own documents show it.
+        if self.0.fract() == 0.0 {
+            m.serialize_entry("session_sample_rate", &(self.0 as u64))?;
+        } else {
+            m.serialize_entry("session_sample_rate", &self.0)?;
+        }
+        m.end()
+    }
+}
+
+/// `application`: its id and, when known, the user's locale.
+struct Application<'a>(&'a Identity);
+
+impl Serialize for Application<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("id", &self.0.application_id)?;
+        if let Some(locale) = &self.0.context.locale {
+            m.serialize_entry("current_locale", locale)?;
         }
         m.end()
     }
@@ -238,16 +307,30 @@ fn common_entries<M: SerializeMap>(
     c: &Common,
     document_version: Option<u64>,
 ) -> Result<(), M::Error> {
+    let id = &*c.identity;
     m.serialize_entry("type", kind.as_str())?;
     m.serialize_entry("date", &c.date)?;
-    m.serialize_entry("_dd", &Dd(document_version))?;
-    m.serialize_entry("application", &Id(&c.identity.application_id))?;
+    m.serialize_entry("_dd", &Dd { identity: id, document_version })?;
+    m.serialize_entry("application", &Application(id))?;
     m.serialize_entry("session", &SessionField(&c.session_id))?;
-    m.serialize_entry("source", &c.identity.source)?;
-    m.serialize_entry("service", &c.identity.service)?;
-    m.serialize_entry("version", &c.identity.version)?;
-    if let Some(env) = &c.identity.env {
-        m.serialize_entry("env", env)?;
+    m.serialize_entry("source", &id.source)?;
+    m.serialize_entry("service", &id.service)?;
+    m.serialize_entry("version", &id.version)?;
+    if let Some(build) = &id.context.build_version {
+        m.serialize_entry("build_version", build)?;
+    }
+    m.serialize_entry("ddtags", &id.ddtags)?;
+    if let Some(device) = &id.context.device {
+        m.serialize_entry("device", device)?;
+    }
+    if let Some(os) = &id.context.os {
+        m.serialize_entry("os", os)?;
+    }
+    if let Some(viewport) = &id.context.viewport {
+        m.serialize_entry("display", viewport)?;
+    }
+    if let Some(connectivity) = &c.connectivity {
+        m.serialize_entry("connectivity", connectivity.as_ref())?;
     }
     if let Some(usr) = &c.usr {
         m.serialize_entry("usr", usr.as_ref())?;

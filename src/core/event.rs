@@ -8,6 +8,9 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::context::{Connectivity, ConnectivityStatus, DeviceType, NetworkInterface};
+use super::js_enum::js_enum;
+
 /// Attributes of one call (or the global ones): a JSON object, owned.
 pub type Attributes = Map<String, Value>;
 
@@ -39,6 +42,7 @@ pub enum EventKind {
     RemoveAttribute { key: String },
     SetUser(Option<UserInfo>),
     SetConsent(TrackingConsent),
+    SetConnectivity(Connectivity),
     StopSession,
     KeepAlive,
 }
@@ -69,6 +73,7 @@ impl EventKind {
             Self::RemoveAttribute { .. } => "removeAttribute",
             Self::SetUser(_) => "setUser",
             Self::SetConsent(_) => "setTrackingConsent",
+            Self::SetConnectivity(_) => "setConnectivity",
             Self::StopSession => "stopSession",
             Self::KeepAlive => "keepAlive",
         }
@@ -104,36 +109,6 @@ impl Serialize for UserInfo {
         }
         m.end()
     }
-}
-
-/// Declares a closed set of JS strings: `parse` for the binding, `as_str` for documents, and the
-/// list `ALL` that `index.d.ts`'s union type of the same name is generated from ([`ts_unions`]).
-macro_rules! js_enum {
-    ($(#[$doc:meta])* $name:ident { $($variant:ident = $text:literal),+ $(,)? }) => {
-        $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum $name { $($variant),+ }
-
-        impl $name {
-            pub const ALL: &'static [&'static str] = &[$($text),+];
-            /// The JS type's name in `index.d.ts`.
-            pub const TS_NAME: &'static str = stringify!($name);
-
-            pub fn parse(s: &str) -> Option<Self> {
-                match s { $($text => Some(Self::$variant),)+ _ => None }
-            }
-
-            pub fn as_str(self) -> &'static str {
-                match self { $(Self::$variant => $text),+ }
-            }
-        }
-
-        impl Serialize for $name {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_str(self.as_str())
-            }
-        }
-    };
 }
 
 js_enum!(
@@ -182,11 +157,19 @@ js_enum!(
 /// doc: what `scripts/gen-dts.sh` writes at the top of `index.d.ts`, so the JS side never copies
 /// a list.
 pub fn ts_unions() -> String {
-    let sets: [(&str, &str, &[&str]); 4] = [
+    let sets: [(&str, &str, &[&str]); 8] = [
         (ActionType::TS_NAME, "RUM action types.", ActionType::ALL),
         (ErrorSource::TS_NAME, "RUM error sources.", ErrorSource::ALL),
         (ResourceKind::TS_NAME, "RUM resource types.", ResourceKind::ALL),
+        (
+            HttpMethod::TS_NAME,
+            "HTTP methods of resources (accepted in any case, written in upper case).",
+            HttpMethod::ALL,
+        ),
         (TrackingConsent::TS_NAME, "Tracking consent.", TrackingConsent::ALL),
+        (DeviceType::TS_NAME, "`device.type` of the RUM event format.", DeviceType::ALL),
+        (ConnectivityStatus::TS_NAME, "`connectivity.status` of the RUM event format.", ConnectivityStatus::ALL),
+        (NetworkInterface::TS_NAME, "`connectivity.interfaces` of the RUM event format.", NetworkInterface::ALL),
     ];
     sets.iter()
         .map(|(name, doc, all)| {
@@ -205,7 +188,7 @@ mod tests {
         let u = ts_unions();
         assert!(u.contains("export type ActionType = 'tap' | 'scroll' | 'swipe' | 'click' | 'back' | 'custom'\n"));
         assert!(u.contains("export type TrackingConsent = 'granted' | 'not_granted' | 'pending'\n"));
-        assert_eq!(u.matches("export type").count(), 4);
+        assert_eq!(u.matches("export type").count(), 8);
     }
 
     #[test]

@@ -3,10 +3,12 @@
 
 pub mod coalesce;
 pub mod config;
+pub mod context;
 pub mod dispatch;
 pub mod document;
 pub mod event;
 pub mod ids;
+pub mod js_enum;
 pub mod json;
 pub mod pipeline;
 pub mod registry;

@@ -49,8 +49,9 @@ impl Pipeline {
     }
 
     fn build(config: &Config, sink: Arc<dyn DocumentSink>, counters: Arc<DispatchCounters>, ids: IdGen) -> Arc<Self> {
-        let identity = Arc::new(identity_of(config));
-        let scopes = Scopes::new(identity, config.tracking_consent, Arc::clone(&counters), ids);
+        let identity = Arc::new(Identity::of(config));
+        let scopes = Scopes::new(identity, config.tracking_consent, Arc::clone(&counters), ids)
+            .with_connectivity(config.connectivity.clone());
         Arc::new(Self {
             scopes: Mutex::new(scopes),
             seq: AtomicU64::new(0),
@@ -135,16 +136,5 @@ impl Pipeline {
         // A panic elsewhere while holding the lock leaves consistent-enough bookkeeping; losing
         // the whole pipeline over it would lose every later event.
         self.scopes.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// The identity every document of `config`'s pipeline shares.
-pub fn identity_of(config: &Config) -> Identity {
-    Identity {
-        application_id: config.application_id.clone(),
-        service: config.service.clone(),
-        version: config.version.clone(),
-        env: config.env.clone(),
-        source: config.source.clone(),
     }
 }

@@ -18,6 +18,7 @@ use super::config::{
     TrackingConsent, MAX_PENDING_RESOURCES_PER_VIEW, MAX_STOPPED_VIEWS_WITH_PENDING, SESSION_INACTIVITY_MS,
     SESSION_MAX_DURATION_MS,
 };
+use super::context::Connectivity;
 use super::document::{
     ActionDocument, Common, CustomTimings, Document, ErrorDocument, Identity, ResourceDocument, ViewDocument, ViewRef,
 };
@@ -91,6 +92,7 @@ struct ViewScope {
     /// User and global attributes in force at the last event that touched the view: its document
     /// carries these whenever it is emitted.
     usr: Option<Arc<UserInfo>>,
+    connectivity: Option<Arc<Connectivity>>,
     global: Arc<Attributes>,
     /// Resources started on this view and not stopped yet, oldest first.
     pending: VecDeque<PendingResource>,
@@ -108,6 +110,7 @@ impl ViewScope {
                 identity: Arc::clone(identity),
                 session_id: Arc::clone(&self.session_id),
                 usr: self.usr.clone(),
+                connectivity: self.connectivity.clone(),
                 global: Arc::clone(&self.global),
                 attrs: self.attrs.clone(),
             },
@@ -139,6 +142,7 @@ pub struct Scopes {
     ids: IdGen,
     global: Arc<Attributes>,
     user: Option<Arc<UserInfo>>,
+    connectivity: Option<Arc<Connectivity>>,
     consent: TrackingConsent,
     session: Option<Session>,
     resume: Option<Resume>,
@@ -155,11 +159,18 @@ impl Scopes {
             ids,
             global: Arc::new(Attributes::new()),
             user: None,
+            connectivity: None,
             consent,
             session: None,
             resume: None,
             views: Vec::new(),
         }
+    }
+
+    /// The connectivity documents carry until the first `SetConnectivity` event.
+    pub fn with_connectivity(mut self, connectivity: Option<Connectivity>) -> Self {
+        self.connectivity = connectivity.map(Arc::new);
+        self
     }
 
     /// Applies one event; its non-view documents are appended to `out`, touched views are marked.
@@ -178,6 +189,7 @@ impl Scopes {
             }
             EventKind::SetUser(user) => self.user = user.map(Arc::new),
             EventKind::SetConsent(consent) => self.consent = consent,
+            EventKind::SetConnectivity(c) => self.connectivity = Some(Arc::new(c)),
             EventKind::StopSession => {
                 if self.live_session(&at) {
                     self.end_session(&at, Ending::Stopped);
@@ -315,6 +327,7 @@ impl Scopes {
             identity: Arc::clone(&self.identity),
             session_id,
             usr: self.user.clone(),
+            connectivity: self.connectivity.clone(),
             global: Arc::clone(&self.global),
             attrs,
         }
@@ -345,6 +358,7 @@ impl Scopes {
             v.end_mono_ns = v.end_mono_ns.max(at.mono_ns);
         }
         v.usr = self.user.clone();
+        v.connectivity = self.connectivity.clone();
         v.global = Arc::clone(&self.global);
         if v.mark.mark(at.seq) {
             self.counters.view_writes_saved.incr();
@@ -434,6 +448,7 @@ impl Scopes {
             resource_count: 0,
             attrs,
             usr: None,
+            connectivity: None,
             global: Arc::clone(&self.global),
             pending: VecDeque::new(),
             custom_timings: Arc::default(),
@@ -485,13 +500,7 @@ mod tests {
 
     fn scopes() -> (Scopes, Arc<DispatchCounters>) {
         let counters = Arc::new(DispatchCounters::default());
-        let identity = Arc::new(Identity {
-            application_id: "app".into(),
-            service: "svc".into(),
-            version: "1".into(),
-            env: None,
-            source: "harmonyos".into(),
-        });
+        let identity = Arc::new(Identity::new("app", "svc", "1", None, "harmonyos"));
         (Scopes::new(identity, TrackingConsent::Granted, Arc::clone(&counters), IdGen::with_seed(1)), counters)
     }
 

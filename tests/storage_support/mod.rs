@@ -86,13 +86,7 @@ pub fn with_consent(mut c: Config, consent: TrackingConsent) -> Config {
 }
 
 fn identity() -> Arc<Identity> {
-    Arc::new(Identity {
-        application_id: "app".into(),
-        service: "svc".into(),
-        version: "1.0".into(),
-        env: None,
-        source: "harmonyos".into(),
-    })
+    Arc::new(Identity::new("app", "svc", "1.0", None, "harmonyos"))
 }
 
 fn common(seq: u64, pad: usize) -> Common {
@@ -106,6 +100,7 @@ fn common(seq: u64, pad: usize) -> Common {
         identity: identity(),
         session_id: Arc::from("session-1"),
         usr: None,
+        connectivity: None,
         global: Arc::new(Attributes::new()),
         attrs,
     }

@@ -1,0 +1,36 @@
+//! Closed sets of JS strings (action types, error sources, consents, ...): one macro declares the
+//! Rust enum, its parse for the binding, its text for documents, and the list `index.d.ts`'s union
+//! type is generated from.
+
+/// Declares a closed set of JS strings: `parse` for the binding, `as_str` for documents, and the
+/// list `ALL` that `index.d.ts`'s union type of the same name is generated from
+/// ([`ts_unions`](super::event::ts_unions)).
+macro_rules! js_enum {
+    ($(#[$doc:meta])* $name:ident { $($variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $name { $($variant),+ }
+
+        impl $name {
+            pub const ALL: &'static [&'static str] = &[$($text),+];
+            /// The JS type's name in `index.d.ts`.
+            pub const TS_NAME: &'static str = stringify!($name);
+
+            pub fn parse(s: &str) -> Option<Self> {
+                match s { $($text => Some(Self::$variant),)+ _ => None }
+            }
+
+            pub fn as_str(self) -> &'static str {
+                match self { $(Self::$variant => $text),+ }
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+    };
+}
+
+pub(crate) use js_enum;
