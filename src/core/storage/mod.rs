@@ -184,15 +184,11 @@ impl Storage {
         }
     }
 
-    /// Asks the writer to seal the active batch (no wait).
-    pub fn seal(&self) {
-        let _ = self.tx.send(Msg::Seal);
-    }
-
     /// Claims the oldest sealed batch (from this process or an earlier one) and returns its
     /// whole lines, with view documents reduced to the highest `_dd.document_version` per view.
     /// None when there is nothing to upload. Until [`Storage::complete_batch`] (or the claim
-    /// timeout, at the next open), no other call returns it.
+    /// timeout: a stale claim is released by a later call, or at the next open), no other call
+    /// returns it.
     ///
     /// Waits at most [`UPLOAD_LOCK_WAIT_MS`] for the writer; past it (a stalled disk) the result
     /// is [`StorageError::Busy`] and nothing changed.
@@ -325,16 +321,6 @@ impl fmt::Debug for StorageSink {
 }
 
 impl DocumentSink for StorageSink {
-    fn write(&self, doc: Document) -> Result<(), SinkError> {
-        self.tx.send(Msg::Doc(doc)).map_err(|_| SinkError::Closed)
-    }
-
-    fn consent_changed(&self, consent: TrackingConsent) -> Result<(), SinkError> {
-        self.tx.send(Msg::Consent(consent)).map_err(|_| SinkError::Closed)
-    }
-}
-
-impl DocumentSink for Storage {
     fn write(&self, doc: Document) -> Result<(), SinkError> {
         self.tx.send(Msg::Doc(doc)).map_err(|_| SinkError::Closed)
     }

@@ -3,7 +3,8 @@
 //! or release the claim when the uploader reports back.
 //!
 //! A claim is a rename (`<name>.<claimed_ms>.uploading`), so it survives the process: a claim
-//! whose uploader died is released at the next open once it is older than the claim timeout.
+//! whose uploader died is released once it is older than the claim timeout: at the next open,
+//! and by any `next_batch` call of this process.
 
 use std::collections::{HashMap, HashSet};
 use std::io;

@@ -31,8 +31,6 @@ pub(crate) enum Msg {
         sync: bool,
         ack: Sender<FlushOutcome>,
     },
-    /// Seal the active batch, without an answer.
-    Seal,
     /// Flush, answer, and stop.
     Shutdown {
         ack: Sender<()>,
@@ -47,7 +45,7 @@ pub(crate) struct Shared {
     pub event_max_bytes: u64,
     /// Held while the storage or its thread lives: no second storage opens the directory.
     pub _lease: DirLease,
-    /// Upload-side changes that could not wait for the store (see [`Shared::lock_within`]);
+    /// Upload-side changes that could not wait for the store (see [`Shared::lock_until`]);
     /// whoever takes the store next applies them first.
     deferred: Mutex<Vec<Deferred>>,
     has_deferred: AtomicBool,
@@ -288,11 +286,6 @@ impl Writer {
             Msg::Flush { sync, ack } => {
                 let outcome = self.flush(sync);
                 let _ = ack.send(outcome); // the caller may have stopped waiting
-            }
-            Msg::Seal => {
-                let mut store = self.shared.lock();
-                store.seal_active();
-                store.publish();
             }
             Msg::Shutdown { ack } => {
                 self.flush(false);
