@@ -6,14 +6,14 @@ use std::path::Path;
 
 use rum_native::core::config::Config;
 use rum_native::core::seam::DocumentSink;
-use rum_native::core::storage::{FlushOutcome, RUM_DIR};
+use rum_native::core::storage::{json, FlushOutcome, RUM_DIR};
 use storage_support::*;
 
 /// Serialized lines of `seqs`, as the writer writes them.
 fn lines(seqs: std::ops::Range<u64>) -> Vec<u8> {
     let mut out = Vec::new();
     for i in seqs {
-        action(i, 50).write_json(&mut out).unwrap();
+        json::to_writer(&mut out, &action(i, 50)).unwrap();
         out.push(b'\n');
     }
     out

@@ -7,7 +7,6 @@ pub mod dispatch;
 pub mod document;
 pub mod event;
 pub mod ids;
-pub mod json;
 pub mod pipeline;
 pub mod scope;
 pub mod seam;

@@ -35,6 +35,7 @@
 mod consent;
 mod error;
 pub mod fs;
+pub mod json;
 mod names;
 mod reader;
 mod recovery;

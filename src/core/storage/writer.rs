@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use flume::{Receiver, RecvTimeoutError, Sender};
 
+use super::json;
 use super::names::FileId;
 use super::store::{warn, Store};
 use super::{DirLease, FlushOutcome, StorageError, WallClock};
@@ -304,7 +305,7 @@ impl Writer {
             return;
         }
         self.scratch.clear();
-        if let Err(e) = doc.write_json(&mut self.scratch) {
+        if let Err(e) = json::to_writer(&mut self.scratch, &doc) {
             counters.dropped_serialize.incr();
             self.shared.lock().warn_once(warn::DROP_SERIALIZE, || format!("a document could not be serialized: {e}"));
             return;
