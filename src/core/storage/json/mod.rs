@@ -9,7 +9,7 @@
 //! their format — their `Serialize` impls — which `serde_json::to_value` also uses for the event
 //! mapper; the tests below hold this serializer byte-for-byte to serde_json's.
 //!
-//! [`scalar`] writes strings and numbers, [`key`] map keys; this file is the serializer and its
+//! `scalar.rs` writes strings and numbers, `key.rs` map keys; this file is the serializer and its
 //! compound forms (sequences, maps, structs).
 
 #[macro_use]
