@@ -44,7 +44,8 @@ pub const EVENT_MAX_BYTES: u64 = 512 * 1024;
 /// Documents kept while consent is pending; when full, the oldest half is dropped.
 pub const PRE_CONSENT_MAX_BYTES: u64 = 4 * 1024 * 1024;
 
-/// A claim older than this is released at open: the uploader that held it is gone.
+/// A claim older than this is released (by the next `nextBatch()`, or at open): the uploader that
+/// held it is gone.
 pub const CLAIM_TIMEOUT_MS: u64 = 10 * 60 * 1000;
 
 /// `flush()` and `markCrash()` wait at most this long for the writer; past it they report a
