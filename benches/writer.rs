@@ -22,7 +22,7 @@ use rum_native::core::config::Config;
 use rum_native::core::document::{ActionDocument, Common, Document, Identity, ViewRef};
 use rum_native::core::event::{ActionType, Attributes};
 use rum_native::core::seam::DocumentSink;
-use rum_native::core::storage::{FlushOutcome, Storage, StorageOptions, WRITE_CHUNK};
+use rum_native::core::storage::{json, FlushOutcome, Storage, StorageOptions, WRITE_CHUNK};
 use serde_json::Value;
 
 const DOCS: usize = 3_700;
@@ -92,7 +92,7 @@ fn serialize_and_append(docs: Vec<Document>, dir: &Path) -> Duration {
     let mut f = OpenOptions::new().create(true).append(true).open(&path).expect("ceiling file");
     let mut buf = Vec::with_capacity(2 * WRITE_CHUNK);
     for doc in docs {
-        doc.write_json(&mut buf).expect("serialize");
+        json::to_writer(&mut buf, &doc).expect("serialize");
         buf.push(b'\n');
         drop(doc);
         if buf.len() >= WRITE_CHUNK {
@@ -146,7 +146,7 @@ fn paced_sends(docs: Vec<Document>, dir: &Path) -> Vec<f64> {
 
 fn serialize(docs: &[Document], out: &mut Vec<u8>) {
     for d in docs {
-        d.write_json(out).expect("serialize");
+        json::to_writer(out, d).expect("serialize");
         out.push(b'\n');
     }
 }

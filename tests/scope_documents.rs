@@ -8,13 +8,14 @@ use rum_native::core::config::{MAX_PENDING_RESOURCES_PER_VIEW, MAX_STOPPED_VIEWS
 use rum_native::core::document::Document;
 use rum_native::core::event::{ActionType, ErrorSource, EventKind, HttpMethod, ResourceKind, UserInfo};
 use rum_native::core::scope::LAUNCH_VIEW_NAME;
+use rum_native::core::storage::json;
 use serde_json::{json, Value};
 
 /// The line the writer writes, checked byte for byte against serde_json's serialization of the
-/// same document (the writer uses its own faster serializer, `core::json`).
+/// same document (the writer uses its own faster serializer, `core::storage::json`).
 fn to_json(d: &Document) -> Value {
     let mut line = Vec::new();
-    d.write_json(&mut line).expect("serialize");
+    json::to_writer(&mut line, d).expect("serialize");
     let reference = serde_json::to_vec(d).expect("serde_json serializes");
     assert_eq!(String::from_utf8_lossy(&line), String::from_utf8_lossy(&reference), "same bytes as serde_json");
     serde_json::from_slice(&line).expect("valid JSON")

@@ -30,7 +30,7 @@ fn the_active_batch_rolls_before_it_would_pass_the_batch_size() {
     let config = small_config(dir.path());
     let storage = open(&config, &clock);
     let len = line_len(&action(10, 350)) as u64;
-    write_actions(&storage, 10..40, 350);
+    write_actions(&storage.sink(), 10..40, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let files = batch_files(storage.directory());
     let per_batch = config.batch_max_bytes / len;
@@ -49,10 +49,10 @@ fn the_active_batch_rolls_when_its_window_passes() {
     let (dir, clock) = setup();
     let config = small_config(dir.path());
     let storage = open(&config, &clock);
-    write_actions(&storage, 0..2, 10);
+    write_actions(&storage.sink(), 0..2, 10);
     wait_until("two lines written", || storage.counters().events_on_disk.get() == 2);
     clock.advance(config.batch_window_ms as i64);
-    storage.write(action(2, 10)).unwrap();
+    storage.sink().write(action(2, 10)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let files = batch_files(storage.directory());
     let per_file: Vec<Vec<u64>> = files.iter().map(|(_, _, p)| seqs_in(&std::fs::read(p).unwrap())).collect();
@@ -64,14 +64,14 @@ fn the_uploader_is_not_starved_by_an_active_batch_past_its_window() {
     let (dir, clock) = setup();
     let config = small_config(dir.path());
     let storage = open(&config, &clock);
-    storage.write(action(0, 10)).unwrap();
+    storage.sink().write(action(0, 10)).unwrap();
     wait_until("the line on disk", || bytes_on_disk(storage.directory()) > 0);
     assert_eq!(storage.next_batch().unwrap(), None, "the active batch is still in its window");
     clock.advance(config.batch_window_ms as i64);
     let batch = storage.next_batch().unwrap().expect("the active batch, sealed for the uploader");
     assert_eq!(seqs_in(&batch.body), vec![0]);
     storage.complete_batch(&batch.id, true).unwrap();
-    storage.write(action(1, 10)).unwrap();
+    storage.sink().write(action(1, 10)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     assert_eq!(uploaded_seqs(&storage), vec![1]);
 }
@@ -80,7 +80,7 @@ fn the_uploader_is_not_starved_by_an_active_batch_past_its_window() {
 fn files_and_directories_are_owner_only() {
     let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
-    storage.write(action(0, 10)).unwrap();
+    storage.sink().write(action(0, 10)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(storage.directory()), 0o700);
@@ -91,7 +91,7 @@ fn files_and_directories_are_owner_only() {
     let (dir, clock) = setup();
     let config = with_consent(small_config(dir.path()), rum_native::core::config::TrackingConsent::Pending);
     let storage = open(&config, &clock);
-    storage.write(action(0, 10)).unwrap();
+    storage.sink().write(action(0, 10)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let pending = storage.directory().join(rum_native::core::storage::PENDING_DIR);
     assert_eq!(mode(&pending), 0o700);
@@ -107,7 +107,7 @@ fn next_batch_claims_the_oldest_and_complete_deletes_or_releases_it() {
     let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
     for i in 0..3 {
-        storage.write(action(i, 10)).unwrap();
+        storage.sink().write(action(i, 10)).unwrap();
         assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done); // one batch each
     }
     let first = storage.next_batch().unwrap().unwrap();
@@ -134,7 +134,7 @@ fn next_batch_claims_the_oldest_and_complete_deletes_or_releases_it() {
 fn an_unknown_batch_id_is_refused_by_name_and_changes_nothing() {
     let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
-    write_actions(&storage, 0..2, 10);
+    write_actions(&storage.sink(), 0..2, 10);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let before = batch_files(storage.directory());
     for id in ["nope", "batch-1-999.ndjson", "../batch-1-0.ndjson"] {
@@ -168,7 +168,7 @@ fn views_are_reduced_to_their_highest_document_version_on_read() {
         view(6, "B", 2),
     ];
     for d in docs {
-        storage.write(d).unwrap();
+        storage.sink().write(d).unwrap();
     }
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let batch = storage.next_batch().unwrap().unwrap();
@@ -185,7 +185,7 @@ fn batches_of_an_earlier_process_are_uploaded() {
     let config = small_config(dir.path());
     {
         let storage = open(&config, &clock);
-        write_actions(&storage, 0..20, 350);
+        write_actions(&storage.sink(), 0..20, 350);
         // No flush: dropping the storage writes everything and stops the thread.
     }
     let storage = open(&config, &clock);
@@ -196,7 +196,7 @@ fn batches_of_an_earlier_process_are_uploaded() {
 fn a_reader_never_returns_a_partial_line() {
     let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
-    storage.write(action(0, 10)).unwrap();
+    storage.sink().write(action(0, 10)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let (_, _, path) = &batch_files(storage.directory())[0];
     let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
@@ -210,9 +210,10 @@ fn a_document_larger_than_event_max_bytes_is_dropped_and_counted() {
     let (dir, clock) = setup();
     let config = small_config(dir.path());
     let storage = open(&config, &clock);
-    storage.write(action(0, 10)).unwrap();
-    storage.write(action(1, config.event_max_bytes as usize)).unwrap();
-    storage.write(action(2, config.event_max_bytes as usize - 400)).unwrap();
+    storage.sink().write(action(0, 10)).unwrap();
+    storage.sink().write(action(1, config.event_max_bytes as usize)).unwrap();
+    // A pad that leaves room for the envelope (ids, _dd, ddtags, context): under the limit.
+    storage.sink().write(action(2, config.event_max_bytes as usize - 600)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     assert_eq!(seqs_on_disk(storage.directory()), vec![0, 2]);
     assert_eq!(storage.counters().dropped_oversize.get(), 1);
@@ -222,10 +223,10 @@ fn a_document_larger_than_event_max_bytes_is_dropped_and_counted() {
 fn batches_older_than_the_max_age_are_evicted_not_uploaded() {
     let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
-    storage.write(action(0, 10)).unwrap();
+    storage.sink().write(action(0, 10)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     clock.advance(22 * HOUR);
-    storage.write(action(1, 10)).unwrap();
+    storage.sink().write(action(1, 10)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     clock.advance(HOUR);
     assert_eq!(uploaded_seqs(&storage), vec![1], "the 23-hour-old batch is gone, the 1-hour-old one is uploaded");
@@ -238,7 +239,7 @@ fn the_quota_evicts_the_oldest_unclaimed_sealed_batches_first() {
     let (dir, clock) = setup();
     let config = rum_native::core::config::Config { disk_quota_bytes: 16 * 1024, ..small_config(dir.path()) };
     let storage = open(&config, &clock);
-    write_actions(&storage, 0..100, 350);
+    write_actions(&storage.sink(), 0..100, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let root = storage.directory();
     assert!(bytes_on_disk(root) <= config.disk_quota_bytes);
@@ -258,7 +259,7 @@ fn the_file_cap_evicts_the_oldest_batches_first() {
     let config = rum_native::core::config::Config { max_batch_files: 3, ..small_config(dir.path()) };
     let storage = open(&config, &clock);
     for i in 0..6 {
-        storage.write(action(i, 10)).unwrap();
+        storage.sink().write(action(i, 10)).unwrap();
         assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     }
     assert_eq!(seqs_on_disk(storage.directory()), vec![3, 4, 5]);
@@ -274,10 +275,10 @@ fn a_document_that_wakes_an_idle_writer_reaches_the_file_without_a_flush() {
     let (dir, clock) = setup();
     let config = rum_native::core::config::Config { batch_window_ms: 60_000, ..small_config(dir.path()) };
     let storage = open(&config, &clock);
-    storage.write(action(0, 100)).unwrap();
+    storage.sink().write(action(0, 100)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     std::thread::sleep(std::time::Duration::from_millis(200)); // the writer now waits on the channel
-    storage.write(action(1, 100)).unwrap();
+    storage.sink().write(action(1, 100)).unwrap();
     wait_until("the document in a batch file", || seqs_on_disk(storage.directory()) == [0, 1]);
 }
 
@@ -287,12 +288,12 @@ fn at_the_file_cap_with_every_batch_claimed_a_new_document_is_dropped_and_counte
     let config = rum_native::core::config::Config { max_batch_files: 2, ..small_config(dir.path()) };
     let storage = open(&config, &clock);
     for seq in 0..2 {
-        storage.write(action(seq, 100)).unwrap();
+        storage.sink().write(action(seq, 100)).unwrap();
         assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done); // one sealed batch each
     }
     let a = storage.next_batch().unwrap().unwrap();
     let b = storage.next_batch().unwrap().unwrap();
-    storage.write(action(2, 100)).unwrap(); // a third file would break the cap; none may go
+    storage.sink().write(action(2, 100)).unwrap(); // a third file would break the cap; none may go
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let c = storage.counters();
     assert_eq!(c.dropped_file_cap.get(), 1);
@@ -306,7 +307,7 @@ fn at_the_file_cap_with_every_batch_claimed_a_new_document_is_dropped_and_counte
 /// it is the only one left to upload, and every document is accounted for.
 fn room_after_a_claim_ends(storage: &Storage, [first, second]: [&str; 2], seq: u64, pad: usize) {
     storage.complete_batch(first, true).unwrap();
-    storage.write(action(seq, pad)).unwrap();
+    storage.sink().write(action(seq, pad)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     storage.complete_batch(second, true).unwrap();
     assert_eq!(uploaded_seqs(storage), vec![seq]);
@@ -325,14 +326,14 @@ fn claimed_batches_are_never_evicted_and_a_document_that_cannot_fit_is_dropped()
     };
     let storage = open(&config, &clock);
     for i in 0..8 {
-        storage.write(action(i, 900)).unwrap();
+        storage.sink().write(action(i, 900)).unwrap();
         if i % 4 == 3 {
             assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
         }
     }
     let a = storage.next_batch().unwrap().unwrap();
     let b = storage.next_batch().unwrap().unwrap();
-    storage.write(action(8, 900)).unwrap(); // only claimed batches to evict: dropped
+    storage.sink().write(action(8, 900)).unwrap(); // only claimed batches to evict: dropped
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let c = storage.counters();
     assert_eq!(c.dropped_quota.get(), 1);
@@ -372,7 +373,7 @@ fn only_the_writer_thread_creates_and_writes_files() {
     let (dir, clock) = setup();
     let fs = FaultFs::new();
     let storage = Storage::open(&small_config(dir.path()), fault_options(&clock, &fs)).unwrap();
-    write_actions(&storage, 0..200, 350);
+    write_actions(&storage.sink(), 0..200, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let writes: Vec<_> = fs.log().into_iter().filter(|(op, _, _)| matches!(op, Op::Create | Op::Write)).collect();
     assert!(writes.len() > 10);

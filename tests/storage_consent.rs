@@ -26,7 +26,7 @@ fn sixty_buffered(dir: &Path, clock: &FakeClock) -> (FaultFs, Config, Storage) {
     let fs = FaultFs::new();
     let config = pending_config(dir, 64 * 1024);
     let storage = Storage::open(&config, fault_options(clock, &fs)).unwrap();
-    write_actions(&storage, 0..60, 350);
+    write_actions(&storage.sink(), 0..60, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     (fs, config, storage)
 }
@@ -103,7 +103,7 @@ fn a_full_buffer_drops_its_oldest_half() {
     let len = line_len(&action(10, 350)) as u64;
     let fits = max / len;
     let n = fits + 1; // one more than fits: the first overflow
-    write_actions(&storage, 0..n, 350);
+    write_actions(&storage.sink(), 0..n, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let c = storage.counters();
     let kept = c.pre_consent_events.get();
@@ -111,8 +111,8 @@ fn a_full_buffer_drops_its_oldest_half() {
     assert!(kept >= fits / 2 - fits / 8 && kept <= fits / 2 + fits / 8 + 1, "kept {kept} of {n}");
     assert_eq!(c.dropped_pre_consent_full.get(), n - kept);
 
-    write_actions(&storage, n..200, 350);
-    storage.consent_changed(TrackingConsent::Granted).unwrap();
+    write_actions(&storage.sink(), n..200, 350);
+    storage.sink().consent_changed(TrackingConsent::Granted).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let got = seqs_on_disk(storage.directory());
     let first = got[0];
@@ -128,13 +128,13 @@ fn the_buffer_survives_a_restart_and_moves_into_batches_when_opened_granted() {
     let config = pending_config(dir.path(), 64 * 1024);
     {
         let storage = open(&config, &clock);
-        write_actions(&storage, 0..20, 350);
+        write_actions(&storage.sink(), 0..20, 350);
     }
     let storage = open(&with_consent(config.clone(), TrackingConsent::Pending), &clock);
     assert_eq!(storage.counters().pre_consent_events.get(), 20, "adopted at open");
     drop(storage);
     let storage = open(&with_consent(config, TrackingConsent::Granted), &clock);
-    storage.write(action(20, 350)).unwrap();
+    storage.sink().write(action(20, 350)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     assert_eq!(seqs_on_disk(storage.directory()), (0..21).collect::<Vec<_>>());
     assert!(buffer_files(storage.directory()).is_empty());
@@ -147,7 +147,7 @@ fn migration_writes_each_chunk_to_batches_before_deleting_it() {
     let chunks = buffer_files(storage.directory()).len();
     assert!(chunks >= 3, "{chunks} chunks");
     let start = fs.log().len();
-    storage.consent_changed(TrackingConsent::Granted).unwrap();
+    storage.sink().consent_changed(TrackingConsent::Granted).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
 
     // Between two removals of buffer chunks (and before the first) the batches were written and
@@ -180,7 +180,7 @@ fn a_migration_cut_short_duplicates_and_never_loses() {
     let (fs, config, storage) = sixty_buffered(dir.path(), &clock);
     // The process "dies" after the batches are written, before the buffer is deleted.
     fs.inject_on(Op::Remove, PENDING_DIR, EACCES, u32::MAX, false);
-    storage.consent_changed(TrackingConsent::Granted).unwrap();
+    storage.sink().consent_changed(TrackingConsent::Granted).unwrap();
     assert!(matches!(storage.flush(TIMEOUT), FlushOutcome::Failed(_)));
     drop(storage);
     fs.clear_faults();
@@ -198,7 +198,7 @@ fn a_migration_cut_short_duplicates_and_never_loses() {
 fn an_initial_not_granted_consent_drops_everything() {
     let (dir, clock) = setup();
     let storage = open(&with_consent(small_config(dir.path()), TrackingConsent::NotGranted), &clock);
-    write_actions(&storage, 0..5, 10);
+    write_actions(&storage.sink(), 0..5, 10);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     assert!(batch_files(storage.directory()).is_empty());
     assert_eq!(storage.counters().dropped_consent.get(), 5);

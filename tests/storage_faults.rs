@@ -18,11 +18,11 @@ fn each_injected_error_is_counted_reported_by_flush_and_recovered_from() {
             let (dir, clock) = setup();
             let fs = FaultFs::new();
             let storage = Storage::open(&small_config(dir.path()), fault_options(&clock, &fs)).unwrap();
-            write_actions(&storage, 0..10, 350);
+            write_actions(&storage.sink(), 0..10, 350);
             assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
 
             fs.inject(op, errno, 2); // twice: a create retried after re-creating the directory fails too
-            write_actions(&storage, 10..20, 350);
+            write_actions(&storage.sink(), 10..20, 350);
             let reason = match storage.flush(TIMEOUT) {
                 FlushOutcome::Failed(reason) => reason,
                 other => panic!("errno {errno} on {op:?}: {other:?}"),
@@ -30,7 +30,7 @@ fn each_injected_error_is_counted_reported_by_flush_and_recovered_from() {
             let expected = std::io::Error::from_raw_os_error(errno).to_string();
             assert!(reason.contains(&expected), "{reason} names {expected}");
 
-            write_actions(&storage, 20..30, 350);
+            write_actions(&storage.sink(), 20..30, 350);
             assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done, "errno {errno} on {op:?}: recovered");
             let got = seqs_on_disk(storage.directory()); // every line parses: no partial line anywhere
             let c = storage.counters();
@@ -48,12 +48,12 @@ fn each_injected_error_is_counted_reported_by_flush_and_recovered_from() {
 #[test]
 fn a_partial_write_is_cut_back_to_the_last_whole_line() {
     let FaultSetup { dir: _dir, clock, fs, config, storage } = with_faults();
-    write_actions(&storage, 0..3, 350);
+    write_actions(&storage.sink(), 0..3, 350);
     wait_until("three lines written", || storage.counters().documents_written.get() == 3);
     fs.inject_on(Op::Write, "", ENOSPC, 1, true); // half the lines reach the file, then ENOSPC
-    write_actions(&storage, 3..6, 350);
+    write_actions(&storage.sink(), 3..6, 350);
     assert!(matches!(storage.flush(TIMEOUT), FlushOutcome::Failed(_)));
-    write_actions(&storage, 6..8, 350);
+    write_actions(&storage.sink(), 6..8, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let got = seqs_on_disk(storage.directory()); // panics on a partial line
     assert_eq!(got[..3], [0, 1, 2]);
@@ -67,11 +67,11 @@ fn a_partial_write_is_cut_back_to_the_last_whole_line() {
 fn a_removed_directory_is_created_again_on_the_next_write() {
     let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
-    write_actions(&storage, 0..10, 350);
+    write_actions(&storage.sink(), 0..10, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let removed = batch_files(storage.directory()).len() as u64;
     std::fs::remove_dir_all(storage.directory()).unwrap();
-    write_actions(&storage, 10..20, 350);
+    write_actions(&storage.sink(), 10..20, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done, "sealed batches vanished; no write failed");
     assert_eq!(seqs_on_disk(storage.directory()), (10..20).collect::<Vec<_>>());
     let c = storage.counters();
@@ -84,10 +84,10 @@ fn a_removed_directory_is_created_again_on_the_next_write() {
 fn a_directory_removed_under_the_active_batch_loses_only_what_was_in_it() {
     let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
-    write_actions(&storage, 0..3, 350);
+    write_actions(&storage.sink(), 0..3, 350);
     wait_until("three lines written", || storage.counters().documents_written.get() == 3);
     std::fs::remove_dir_all(storage.directory()).unwrap();
-    write_actions(&storage, 3..6, 350);
+    write_actions(&storage.sink(), 3..6, 350);
     assert!(matches!(storage.flush(TIMEOUT), FlushOutcome::Failed(_)), "the active file vanished");
     assert_eq!(seqs_on_disk(storage.directory()), vec![3, 4, 5]);
     let c = storage.counters();
@@ -99,17 +99,17 @@ fn a_directory_removed_under_the_active_batch_loses_only_what_was_in_it() {
 fn a_real_fault_a_file_where_the_directory_should_be() {
     let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
-    write_actions(&storage, 0..5, 350);
+    write_actions(&storage.sink(), 0..5, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let root = storage.directory().to_path_buf();
     std::fs::remove_dir_all(&root).unwrap();
     std::fs::write(&root, b"in the way").unwrap();
-    write_actions(&storage, 5..10, 350);
+    write_actions(&storage.sink(), 5..10, 350);
     assert!(matches!(storage.flush(TIMEOUT), FlushOutcome::Failed(_)));
     assert!(storage.counters().write_errors.get() >= 1);
     assert_eq!(storage.counters().dropped_write_error.get(), 5);
     std::fs::remove_file(&root).unwrap();
-    write_actions(&storage, 10..15, 350);
+    write_actions(&storage.sink(), 10..15, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     assert_eq!(seqs_on_disk(storage.directory()), (10..15).collect::<Vec<_>>());
 }
@@ -163,11 +163,11 @@ fn a_real_fault_a_read_only_directory() {
         );
         return;
     };
-    write_actions(&storage, 0..5, 350);
+    write_actions(&storage.sink(), 0..5, 350);
     assert!(matches!(storage.flush(TIMEOUT), FlushOutcome::Failed(_)));
     assert!(storage.counters().write_errors.get() >= 1);
     drop(read_only);
-    write_actions(&storage, 5..10, 350);
+    write_actions(&storage.sink(), 5..10, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     assert_eq!(seqs_on_disk(storage.directory()), (5..10).collect::<Vec<_>>());
 }
@@ -179,7 +179,7 @@ fn flush_reports_a_timeout_and_drop_waits_no_longer_than_the_flush_timeout() {
     let config = Config { flush_timeout_ms: 200, ..small_config(dir.path()) };
     let storage = Storage::open(&config, fault_options(&clock, &fs)).unwrap();
     fs.block_writes(true); // a disk that does not answer
-    write_actions(&storage, 0..3, 350);
+    write_actions(&storage.sink(), 0..3, 350);
     let started = Instant::now();
     assert_eq!(storage.flush(Duration::from_millis(50)), FlushOutcome::TimedOut);
     assert!(started.elapsed() < Duration::from_secs(2));
@@ -219,12 +219,12 @@ fn the_crash_path_fsyncs_the_batch_and_its_directory_and_a_plain_flush_does_not(
             .collect()
     };
     let from = fs.log().len();
-    write_actions(&storage, 0..5, 350);
+    write_actions(&storage.sink(), 0..5, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     assert_eq!(syncs_since(from), vec![], "a plain flush does not fsync");
 
     let from = fs.log().len();
-    write_actions(&storage, 5..10, 350);
+    write_actions(&storage.sink(), 5..10, 350);
     assert_eq!(storage.flush_crash(TIMEOUT), FlushOutcome::Done);
     let synced = syncs_since(from);
     let batch_synced = synced.iter().any(|(op, p)| *op == Op::Sync && p.to_string_lossy().ends_with(".ndjson"));
@@ -238,7 +238,7 @@ fn the_crash_path_fsyncs_the_batch_and_its_directory_and_a_plain_flush_does_not(
 #[test]
 fn a_delivered_batch_that_cannot_be_deleted_is_not_uploaded_again() {
     let FaultSetup { dir: _dir, clock, fs, config, storage } = with_faults();
-    write_actions(&storage, 0..3, 350);
+    write_actions(&storage.sink(), 0..3, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let batch = storage.next_batch().unwrap().expect("a batch");
     fs.inject_on(Op::Remove, ".uploading", EACCES, 2, false);
@@ -260,7 +260,7 @@ fn a_delivered_batch_that_cannot_be_deleted_is_not_uploaded_again() {
 fn an_unreadable_batch_does_not_stall_the_ones_after_it() {
     let FaultSetup { dir: _dir, clock, fs, config, storage } = with_faults();
     for range in [0..3, 3..6] {
-        write_actions(&storage, range, 350);
+        write_actions(&storage.sink(), range, 350);
         assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     }
     fs.inject_on(Op::Read, ".uploading", EACCES, 1, false);
@@ -283,15 +283,15 @@ fn the_upload_side_does_not_wait_on_a_stalled_writer() {
     let (dir, clock) = setup();
     let fs = FaultFs::new();
     let storage = Storage::open(&small_config(dir.path()), fault_options(&clock, &fs)).unwrap();
-    write_actions(&storage, 0..3, 350);
+    write_actions(&storage.sink(), 0..3, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
-    write_actions(&storage, 3..6, 350);
+    write_actions(&storage.sink(), 3..6, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let first = storage.next_batch().unwrap().expect("a sealed batch");
     assert_eq!(seqs_in(&first.body), vec![0, 1, 2]);
 
     fs.block_writes(true);
-    write_actions(&storage, 6..9, 350);
+    write_actions(&storage.sink(), 6..9, 350);
     wait_until("the writer to be stuck in a write", || fs.writes_waiting() > 0);
 
     // Run on another thread so that a regression (waiting on the writer) fails instead of hanging.

@@ -95,7 +95,7 @@ fn run(quota: u64, max_files: u32, steps: &[Step]) -> Result<(), TestCaseError> 
     for step in steps {
         match step {
             Step::Write(pad) => {
-                storage.write(action(sent, *pad)).unwrap();
+                storage.sink().write(action(sent, *pad)).unwrap();
                 sent += 1;
             }
             Step::Flush => prop_assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done),
@@ -119,7 +119,7 @@ fn run(quota: u64, max_files: u32, steps: &[Step]) -> Result<(), TestCaseError> 
                     }
                 }
             }
-            Step::Consent(c) => storage.consent_changed(*c).unwrap(),
+            Step::Consent(c) => storage.sink().consent_changed(*c).unwrap(),
             Step::Advance(ms) => clock.advance(*ms),
         }
     }

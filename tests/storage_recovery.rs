@@ -6,14 +6,14 @@ use std::path::Path;
 
 use rum_native::core::config::Config;
 use rum_native::core::seam::DocumentSink;
-use rum_native::core::storage::{FlushOutcome, RUM_DIR};
+use rum_native::core::storage::{json, FlushOutcome, RUM_DIR};
 use storage_support::*;
 
 /// Serialized lines of `seqs`, as the writer writes them.
 fn lines(seqs: std::ops::Range<u64>) -> Vec<u8> {
     let mut out = Vec::new();
     for i in seqs {
-        action(i, 50).write_json(&mut out).unwrap();
+        json::to_writer(&mut out, &action(i, 50)).unwrap();
         out.push(b'\n');
     }
     out
@@ -79,7 +79,7 @@ fn a_claim_that_outlives_the_timeout_in_this_process_is_released_too() {
     let (dir, clock) = setup();
     let config = small_config(dir.path());
     let storage = open(&config, &clock);
-    storage.write(action(0, 10)).unwrap();
+    storage.sink().write(action(0, 10)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let lost = storage.next_batch().unwrap().unwrap(); // an uploader that never answers
     assert_eq!(storage.next_batch().unwrap(), None);
@@ -99,7 +99,7 @@ fn unknown_files_are_left_alone() {
     }
     std::fs::create_dir(root.join("batch-1-3.ndjson")).unwrap(); // a directory with our name
     let storage = open(&small_config(dir.path()), &clock);
-    storage.write(action(0, 10)).unwrap();
+    storage.sink().write(action(0, 10)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     assert_eq!(upload_all(&storage).len(), 1);
     for name in foreign {
@@ -116,7 +116,7 @@ fn new_batches_continue_after_the_highest_seq_on_disk() {
     // A clock that stepped back: the name's time is later than now, but seq still orders.
     std::fs::write(root.join(format!("batch-{}-41.ndjson", T0 + HOUR)), lines(0..1)).unwrap();
     let storage = open(&small_config(dir.path()), &clock);
-    storage.write(action(1, 10)).unwrap();
+    storage.sink().write(action(1, 10)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let seqs: Vec<u64> = batch_files(&root).iter().map(|f| f.0).collect();
     assert_eq!(seqs, vec![41, 42]);
@@ -152,7 +152,7 @@ fn sealed_batches_are_recovered_by_seq_after_a_restart_mid_burst() {
     let config = small_config(dir.path());
     {
         let storage = open(&config, &clock);
-        write_actions(&storage, 0..50, 350);
+        write_actions(&storage.sink(), 0..50, 350);
         assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
         let b = storage.next_batch().unwrap().unwrap(); // claimed when the process dies
         let _ = b;

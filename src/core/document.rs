@@ -201,12 +201,6 @@ impl Document {
             Self::Mapped { value, .. } => value.get("date").and_then(Value::as_i64),
         }
     }
-
-    /// Serializes to one JSON line (no trailing newline) appended to `out`: the bytes
-    /// `serde_json::to_writer` would write, by the writer's faster serializer ([`super::json`]).
-    pub fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
-        super::json::to_writer(out, self)
-    }
 }
 
 struct SessionField<'a>(&'a str);

@@ -9,7 +9,6 @@ pub mod document;
 pub mod event;
 pub mod ids;
 pub mod js_enum;
-pub mod json;
 pub mod pipeline;
 pub mod registry;
 pub mod scope;

@@ -89,7 +89,13 @@ test('every call of the interface leaves RUM-format documents in the batch files
   const { docs, files } = readBatchFiles(dir);
   assert.ok(files.length >= 1, 'flush() leaves at least one sealed batch file');
   for (const d of docs) checkCommon(d, { sessionId, service: 'shop', version: '4.5.6' });
-  for (const d of docs) assert.equal(d.env, 'staging', 'env is written when set');
+  for (const d of docs) {
+    assert.equal(d.env, undefined, 'no top-level env: the format has none');
+    assert.match(d.ddtags, /(^|,)env:staging(,|$)/, `env is in ddtags when set (${d.ddtags})`);
+    assert.match(d.ddtags, /(^|,)service:shop(,|$)/, `service in ddtags (${d.ddtags})`);
+    assert.match(d.ddtags, /(^|,)version:4\.5\.6(,|$)/, `version in ddtags (${d.ddtags})`);
+    assert.match(d.ddtags, /(^|,)sdk_version:\d+\.\d+\.\d+/, `sdk_version in ddtags (${d.ddtags})`);
+  }
 
   // Actions, in call order.
   const actions = ofType(docs, 'action');

@@ -14,7 +14,7 @@ use rum_native::core::document::{ActionDocument, Common, Document, Identity, Vie
 use rum_native::core::event::{ActionType, Attributes};
 use rum_native::core::seam::DocumentSink;
 use rum_native::core::storage::fs::{AppendFile, DirEntry, Fs, RealFs};
-use rum_native::core::storage::{Storage, StorageOptions, WallClock};
+use rum_native::core::storage::{json, Storage, StorageOptions, WallClock};
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -145,7 +145,7 @@ pub fn view(seq: u64, view_id: &str, version: u64) -> Document {
 /// Serialized length of a document with its newline.
 pub fn line_len(doc: &Document) -> usize {
     let mut v = Vec::new();
-    doc.write_json(&mut v).unwrap();
+    json::to_writer(&mut v, doc).unwrap();
     v.len() + 1
 }
 

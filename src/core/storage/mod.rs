@@ -32,13 +32,19 @@
 //! # Ok::<(), rum_native::core::storage::StorageError>(())
 //! ```
 
-mod consent;
+mod batches;
+mod context;
 mod error;
 pub mod fs;
+pub mod json;
+mod lease;
+mod limits;
 mod names;
+mod pre_consent;
 mod reader;
 mod recovery;
 mod segment;
+mod shared;
 mod store;
 mod writer;
 
@@ -46,39 +52,31 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use flume::{RecvTimeoutError, Sender};
 
+pub use context::{system_clock, WallClock};
 pub use error::StorageError;
 pub use fs::{Fs, RealFs};
 pub use names::{PENDING_DIR, RUM_DIR};
 pub use reader::Batch;
 pub use segment::WRITE_CHUNK;
+pub use writer::FlushOutcome;
 
 use crate::core::config::{Config, TrackingConsent, UPLOAD_LOCK_WAIT_MS};
 use crate::core::document::Document;
 use crate::core::seam::{DocumentSink, SinkError};
 use crate::core::stats::StorageCounters;
 use crate::log;
-use writer::{Deferred, Msg, Shared};
+use lease::DirLease;
+use limits::Limits;
+use shared::{Deferred, Shared};
+use store::Store;
+use writer::Msg;
 
 /// [`UPLOAD_LOCK_WAIT_MS`] as a duration.
 const UPLOAD_LOCK_WAIT: Duration = Duration::from_millis(UPLOAD_LOCK_WAIT_MS);
-
-/// Wall-clock milliseconds since the Unix epoch: batch names, the window, age and claim rules.
-/// Injected so tests move time without sleeping.
-pub type WallClock = Arc<dyn Fn() -> i64 + Send + Sync>;
-
-/// The system clock.
-pub fn system_clock() -> WallClock {
-    Arc::new(|| {
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-            .unwrap_or(0)
-    })
-}
 
 /// The seams of the storage: its clock and its file system. `Default` is the real ones.
 #[derive(Clone)]
@@ -97,17 +95,6 @@ impl fmt::Debug for StorageOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StorageOptions").finish_non_exhaustive()
     }
-}
-
-/// The result of [`Storage::flush`], [`Storage::flush_crash`] and [`Storage::shutdown`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FlushOutcome {
-    /// Everything sent before is written and the active batch is sealed.
-    Done,
-    /// The writer did not answer within the timeout; it goes on in the background.
-    TimedOut,
-    /// The writer answered, but a write failed since the previous flush (the first failure).
-    Failed(String),
 }
 
 /// One storage directory: its writer thread and its upload side. One per directory per process.
@@ -135,8 +122,8 @@ impl Storage {
         options.fs.create_dir_all(&root).map_err(|e| StorageError::io("create directory", &root, e))?;
         let lease = DirLease::acquire(&root)?;
         let counters = Arc::new(StorageCounters::default());
-        let limits = store::Limits::from_config(config);
-        let store = recovery::open_store(options.fs, options.clock.clone(), limits, counters.clone(), &root)?;
+        let limits = Limits::from_config(config);
+        let store = Store::open(options.fs, options.clock.clone(), limits, counters.clone(), &root)?;
         let shared = Arc::new(Shared::new(store, counters, options.clock, config.event_max_bytes, lease));
         let (tx, rx) = flume::unbounded();
         // First in the channel, so no document is handled before the consent is known.
@@ -184,15 +171,11 @@ impl Storage {
         }
     }
 
-    /// Asks the writer to seal the active batch (no wait).
-    pub fn seal(&self) {
-        let _ = self.tx.send(Msg::Seal);
-    }
-
     /// Claims the oldest sealed batch (from this process or an earlier one) and returns its
     /// whole lines, with view documents reduced to the highest `_dd.document_version` per view.
     /// None when there is nothing to upload. Until [`Storage::complete_batch`] (or the claim
-    /// timeout, at the next open), no other call returns it.
+    /// timeout: a stale claim is released by a later call, or at the next open), no other call
+    /// returns it.
     ///
     /// Waits at most [`UPLOAD_LOCK_WAIT_MS`] for the writer; past it (a stalled disk) the result
     /// is [`StorageError::Busy`] and nothing changed.
@@ -208,7 +191,7 @@ impl Storage {
                 let mut store = self.shared.lock_until(deadline).ok_or(StorageError::Busy(UPLOAD_LOCK_WAIT))?;
                 let claim = store.claim_next();
                 store.publish();
-                (claim?, store.fs.clone())
+                (claim?, store.fs())
             };
             let Some(claim) = claim else { return Ok(None) };
             // Read outside the lock: the writer never touches a claimed file.
@@ -331,41 +314,6 @@ impl DocumentSink for StorageSink {
 
     fn consent_changed(&self, consent: TrackingConsent) -> Result<(), SinkError> {
         self.tx.send(Msg::Consent(consent)).map_err(|_| SinkError::Closed)
-    }
-}
-
-impl DocumentSink for Storage {
-    fn write(&self, doc: Document) -> Result<(), SinkError> {
-        self.tx.send(Msg::Doc(doc)).map_err(|_| SinkError::Closed)
-    }
-
-    fn consent_changed(&self, consent: TrackingConsent) -> Result<(), SinkError> {
-        self.tx.send(Msg::Consent(consent)).map_err(|_| SinkError::Closed)
-    }
-}
-
-/// Directories open in this process.
-static OPEN_DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-/// The right to write one directory, released when dropped.
-pub(crate) struct DirLease(PathBuf);
-
-impl DirLease {
-    fn acquire(root: &Path) -> Result<Self, StorageError> {
-        let key = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-        let mut open = OPEN_DIRS.lock().unwrap_or_else(PoisonError::into_inner);
-        if open.contains(&key) {
-            return Err(StorageError::AlreadyOpen(root.to_path_buf()));
-        }
-        open.push(key.clone());
-        Ok(Self(key))
-    }
-}
-
-impl Drop for DirLease {
-    fn drop(&mut self) {
-        let mut open = OPEN_DIRS.lock().unwrap_or_else(PoisonError::into_inner);
-        open.retain(|p| p != &self.0);
     }
 }
 

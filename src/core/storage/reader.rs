@@ -1,20 +1,14 @@
-//! The upload side (DESIGN.md, "Upload side"): claim the oldest sealed batch, hand its body out
-//! with view documents reduced to the highest `_dd.document_version` per view id, and delete it
-//! or release the claim when the uploader reports back.
-//!
-//! A claim is a rename (`<name>.<claimed_ms>.uploading`), so it survives the process: a claim
-//! whose uploader died is released at the next open once it is older than the claim timeout.
+//! What the upload side hands out (DESIGN.md, "Upload side"): a claimed batch's body, with view
+//! documents reduced to the highest `_dd.document_version` per view id (the intake keeps only
+//! that one), and the batch ids `complete_batch` takes back. The claims themselves are the batch
+//! set's (`batches.rs`).
 
 use std::collections::{HashMap, HashSet};
-use std::io;
-use std::path::PathBuf;
 
 use serde::Deserialize;
 
-use super::fs::remove_if_exists;
+use super::error::StorageError;
 use super::names::{FileId, FileName};
-use super::store::Store;
-use super::StorageError;
 
 /// One claimed batch, as `next_batch()` returns it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,144 +21,6 @@ pub struct Batch {
     pub event_count: u64,
     /// `body.len()`.
     pub bytes: u64,
-}
-
-/// A batch renamed to its claimed name, to be read outside the store's lock.
-pub(crate) struct Claim {
-    pub id: FileId,
-    pub path: PathBuf,
-}
-
-impl Store {
-    /// Claims the oldest sealed batch. When there is none but the active batch has lines and its
-    /// window has passed, it is sealed first, so a slow trickle of events still gets uploaded.
-    pub fn claim_next(&mut self) -> Result<Option<Claim>, StorageError> {
-        let now = self.now();
-        self.release_stale_claims(now);
-        self.evict_aged(now);
-        loop {
-            let mut next = self.oldest_unclaimed();
-            if next.is_none() && self.active.as_ref().is_some_and(|a| self.window_passed(a.id, now)) {
-                self.seal_active();
-                next = self.oldest_unclaimed();
-            }
-            let Some(id) = next else { return Ok(None) };
-            let from = self.batch_path(id);
-            let to = self.claimed_path(id, now);
-            match self.fs.rename(&from, &to) {
-                Ok(()) => {
-                    if let Some(e) = self.batches.get_mut(&id) {
-                        e.claimed_ms = Some(now);
-                    }
-                    self.counters.batches_claimed.incr();
-                    return Ok(Some(Claim { id, path: to }));
-                }
-                Err(e) if e.kind() == io::ErrorKind::NotFound => self.forget(id),
-                Err(e) => return Err(StorageError::io("claim", from, e)),
-            }
-        }
-    }
-
-    fn oldest_unclaimed(&self) -> Option<FileId> {
-        self.batches.iter().find(|(_, e)| e.claimed_ms.is_none()).map(|(id, _)| *id)
-    }
-
-    /// A batch whose file vanished behind the storage's back.
-    pub fn forget(&mut self, id: FileId) {
-        if let Some(e) = self.batches.remove(&id) {
-            self.forget_lost(e);
-        }
-    }
-
-    /// Releases claims older than the claim timeout: an uploader that lost its batch without
-    /// completing it must not hold it (and its bytes of the quota) forever.
-    fn release_stale_claims(&mut self, now: i64) {
-        let timeout = self.limits.claim_timeout_ms;
-        let stale: Vec<FileId> = self
-            .batches
-            .iter()
-            .filter(|(_, e)| e.claimed_ms.is_some_and(|ms| now.saturating_sub(ms) >= timeout))
-            .map(|(id, _)| *id)
-            .collect();
-        for id in stale {
-            if self.batches.get(&id).is_some_and(|e| e.delivered) {
-                let _ = self.delete_delivered(id); // still failing: tried again later
-            } else if self.release(id).is_ok() {
-                self.counters.stale_claims_released.incr();
-            }
-        }
-    }
-
-    /// Gives a claimed batch its name back, for a later claim.
-    pub fn release(&mut self, id: FileId) -> Result<(), StorageError> {
-        let Some(claimed_ms) = self.batches.get(&id).and_then(|e| e.claimed_ms) else { return Ok(()) };
-        let from = self.claimed_path(id, claimed_ms);
-        match self.fs.rename(&from, &self.batch_path(id)) {
-            Ok(()) => {
-                if let Some(e) = self.batches.get_mut(&id) {
-                    e.claimed_ms = None;
-                }
-                Ok(())
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                self.forget(id);
-                Ok(())
-            }
-            Err(e) => {
-                self.record_failure("release", &from, &e);
-                Err(StorageError::io("release", from, e))
-            }
-        }
-    }
-
-    /// The uploader's answer: delivered → the batch is deleted; otherwise the claim is released
-    /// and the batch is the next one claimed. An id that is not a claimed batch changes nothing.
-    /// A delete that fails leaves the batch claimed and marked delivered, so it is not handed out
-    /// again; the delete is retried when the claim would go stale.
-    pub fn complete_id(&mut self, id: FileId, delivered: bool) -> Result<(), StorageError> {
-        let unknown = || StorageError::UnknownBatch(id.batch_name());
-        let Some(entry) = self.batches.get_mut(&id) else { return Err(unknown()) };
-        if entry.claimed_ms.is_none() {
-            return Err(unknown());
-        }
-        // Once delivered, a batch is only ever deleted: a later "not delivered" cannot make the
-        // intake see it twice.
-        if !delivered && !entry.delivered {
-            self.release(id)?;
-            self.counters.batches_released.incr();
-            return Ok(());
-        }
-        entry.delivered = true;
-        self.delete_delivered(id)
-    }
-
-    /// Deletes a delivered batch's file and counts it delivered; on failure the entry stays,
-    /// marked delivered, and its events stay counted on disk.
-    fn delete_delivered(&mut self, id: FileId) -> Result<(), StorageError> {
-        let Some(entry) = self.batches.get(&id).copied() else { return Ok(()) };
-        let Some(claimed_ms) = entry.claimed_ms else { return Ok(()) };
-        let path = self.claimed_path(id, claimed_ms);
-        remove_if_exists(&*self.fs, &path).map_err(|e| StorageError::io("delete", path, e))?;
-        self.batches.remove(&id);
-        self.uncount(entry.bytes, entry.events);
-        self.counters.batches_delivered.incr();
-        self.counters.events_delivered.add(entry.events);
-        Ok(())
-    }
-
-    /// A claimed batch with no whole line in it: nothing to upload, it goes.
-    pub fn discard_empty(&mut self, id: FileId) {
-        let Some(entry) = self.batches.get(&id).copied() else { return };
-        let path = match entry.claimed_ms {
-            Some(ms) => self.claimed_path(id, ms),
-            None => self.batch_path(id),
-        };
-        if let Err(e) = remove_if_exists(&*self.fs, &path) {
-            self.record_failure("remove", &path, &e);
-            return;
-        }
-        self.forget(id);
-    }
 }
 
 /// The batch an id given to `complete_batch` names; an id the storage could not have returned is

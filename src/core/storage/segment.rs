@@ -9,11 +9,20 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::context::{vanished, IoContext};
 use super::fs::{AppendFile, Fs};
+use super::names::FileId;
 
 /// Write out once this many bytes are waiting; the floor the benchmark compares with writes in
 /// chunks of the same size.
 pub const WRITE_CHUNK: usize = 64 * 1024;
+
+/// Bytes and lines: of a file, of lines waiting in memory, of what was lost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Tally {
+    pub bytes: u64,
+    pub events: u64,
+}
 
 pub(crate) struct Segment {
     path: PathBuf,
@@ -31,8 +40,7 @@ pub(crate) struct Segment {
 pub(crate) struct WriteFailure {
     pub op: &'static str,
     pub error: io::Error,
-    pub lost_events: u64,
-    pub lost_bytes: u64,
+    pub lost: Tally,
     pub residue: u64,
 }
 
@@ -61,8 +69,9 @@ impl Segment {
         self.on_disk_events + self.buf_events
     }
 
-    pub fn on_disk(&self) -> (u64, u64) {
-        (self.on_disk, self.on_disk_events)
+    /// What is known to be in the file.
+    pub fn on_disk(&self) -> Tally {
+        Tally { bytes: self.on_disk, events: self.on_disk_events }
     }
 
     pub fn waiting(&self) -> usize {
@@ -128,34 +137,71 @@ impl Segment {
         self.file.is_some()
     }
 
-    /// Takes the waiting lines out (to move them to another segment): the bytes and their count.
-    pub fn take_waiting(&mut self) -> (Vec<u8>, u64) {
-        (std::mem::take(&mut self.buf), std::mem::replace(&mut self.buf_events, 0))
-    }
-
-    /// Queues whole lines taken from another segment.
-    pub fn push_lines(&mut self, lines: &[u8], events: u64) {
-        self.buf.extend_from_slice(lines);
-        self.buf_events += events;
-    }
-
-    /// Drops the waiting lines: their count and bytes.
-    pub fn discard_waiting(&mut self) -> (u64, u64) {
-        let (buf, events) = self.take_waiting();
-        (events, buf.len() as u64)
+    /// Moves the waiting lines to `other` (a fresh segment).
+    fn move_waiting_to(&mut self, other: &mut Segment) {
+        other.buf = std::mem::take(&mut self.buf);
+        other.buf_events = std::mem::replace(&mut self.buf_events, 0);
     }
 
     fn fail(&mut self, op: &'static str, error: io::Error, wrote: bool) -> WriteFailure {
-        let (lost_events, lost_bytes) = self.discard_waiting();
+        let lost = Tally { bytes: self.buf.len() as u64, events: self.buf_events };
+        self.buf.clear();
+        self.buf_events = 0;
         // A failed write may have left part of the lines behind: cut back to the last whole line.
         let residue = match (wrote, self.file.as_mut()) {
             (true, Some(file)) => match file.set_len(self.on_disk) {
                 Ok(()) => 0,
-                Err(_) => lost_bytes,
+                Err(_) => lost.bytes,
             },
             _ => 0,
         };
-        WriteFailure { op, error, lost_events, lost_bytes, residue }
+        WriteFailure { op, error, lost, residue }
+    }
+}
+
+/// A segment with its file id: the active batch, or the active chunk of the pre-consent buffer.
+pub(crate) struct OpenFile {
+    pub id: FileId,
+    pub seg: Segment,
+}
+
+impl OpenFile {
+    pub fn new(id: FileId, path: PathBuf) -> Self {
+        Self { id, seg: Segment::new(path) }
+    }
+
+    /// Writes the waiting lines; a success ends a failure streak and notes a recreated directory
+    /// in `io`. On failure the file must be closed.
+    pub fn write_out(&mut self, io: &mut IoContext) -> Result<Written, WriteFailure> {
+        let written = self.seg.write_out(io.fs())?;
+        io.wrote_ok();
+        if written.recreated_dir {
+            io.note_dir_loss();
+        }
+        Ok(written)
+    }
+
+    /// fsync of what has been written; a failure is recorded.
+    pub fn sync(&mut self, io: &mut IoContext) {
+        if let Err(e) = self.seg.sync() {
+            io.record_failure("fsync", self.seg.path(), &e);
+        }
+    }
+
+    /// When the file was created but is gone (removed with its directory while open): records
+    /// the failure and moves the waiting lines to a new file beside it, named by `name_of` for a
+    /// new id. Returns what was lost with the old file.
+    pub fn replace_if_vanished(&mut self, io: &mut IoContext, name_of: fn(FileId) -> String) -> Option<Tally> {
+        if !self.seg.has_file() || self.seg.file_exists(io.fs()) {
+            return None;
+        }
+        let lost = self.seg.on_disk();
+        io.record_failure("write", self.seg.path(), &vanished());
+        let id = io.new_id(io.now());
+        let mut fresh = OpenFile::new(id, self.seg.path().with_file_name(name_of(id)));
+        self.seg.move_waiting_to(&mut fresh.seg);
+        *self = fresh;
+        Some(lost)
     }
 }
 

@@ -5,20 +5,30 @@
 //! process loses at most what was still in the channel (about [`NAP`] of documents).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
+use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use flume::{Receiver, RecvTimeoutError, Sender};
 
-use super::names::FileId;
-use super::store::{warn, Store};
-use super::{DirLease, FlushOutcome, StorageError, WallClock};
+use super::context::warn;
+use super::json;
+use super::shared::Shared;
+use super::store::Store;
 use crate::core::config::TrackingConsent;
 use crate::core::document::Document;
-use crate::core::stats::StorageCounters;
 use crate::log;
+
+/// The result of `Storage::flush`, `Storage::flush_crash` and `Storage::shutdown`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FlushOutcome {
+    /// Everything sent before is written and the active batch is sealed.
+    Done,
+    /// The writer did not answer within the timeout; it goes on in the background.
+    TimedOut,
+    /// The writer answered, but a write failed since the previous flush (the first failure).
+    Failed(String),
+}
 
 /// What the writer thread receives.
 // Nearly every message is a document; boxing it would cost the JS thread an allocation per send.
@@ -31,127 +41,10 @@ pub(crate) enum Msg {
         sync: bool,
         ack: Sender<FlushOutcome>,
     },
-    /// Seal the active batch, without an answer.
-    Seal,
     /// Flush, answer, and stop.
     Shutdown {
         ack: Sender<()>,
     },
-}
-
-/// What the writer thread and the upload side share.
-pub(crate) struct Shared {
-    pub store: Mutex<Store>,
-    pub counters: Arc<StorageCounters>,
-    pub clock: WallClock,
-    pub event_max_bytes: u64,
-    /// Held while the storage or its thread lives: no second storage opens the directory.
-    pub _lease: DirLease,
-    /// Upload-side changes that could not wait for the store (see [`Shared::lock_within`]);
-    /// whoever takes the store next applies them first.
-    deferred: Mutex<Vec<Deferred>>,
-    has_deferred: AtomicBool,
-}
-
-/// An upload-side change to a claimed batch: made at once when the store is free, else left to
-/// its next holder.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Deferred {
-    /// `complete_batch`: delete (delivered) or release the claim.
-    Complete { id: FileId, delivered: bool },
-    /// A claimed batch whose file is gone: forgotten (and counted as lost).
-    Forget(FileId),
-    /// A claimed batch with no whole line: delete it.
-    Discard(FileId),
-}
-
-impl Deferred {
-    pub fn apply(self, store: &mut Store) -> Result<(), StorageError> {
-        match self {
-            Self::Complete { id, delivered } => store.complete_id(id, delivered),
-            Self::Forget(id) => {
-                store.forget(id);
-                Ok(())
-            }
-            Self::Discard(id) => {
-                store.discard_empty(id);
-                Ok(())
-            }
-        }
-    }
-}
-
-impl Shared {
-    pub fn new(
-        store: Store,
-        counters: Arc<StorageCounters>,
-        clock: WallClock,
-        event_max_bytes: u64,
-        lease: DirLease,
-    ) -> Self {
-        Self {
-            store: Mutex::new(store),
-            counters,
-            clock,
-            event_max_bytes,
-            _lease: lease,
-            deferred: Mutex::new(Vec::new()),
-            has_deferred: AtomicBool::new(false),
-        }
-    }
-
-    /// The store; a panic elsewhere while it was held does not make it unusable.
-    pub fn lock(&self) -> MutexGuard<'_, Store> {
-        let mut store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
-        self.apply_deferred(&mut store);
-        store
-    }
-
-    /// The store if it is free before `deadline` (tried at least once). The upload side runs on
-    /// the app's UI thread, and the writer holds the store during its writes: on a disk that
-    /// stalls, waiting for it would freeze the app.
-    pub fn lock_until(&self, deadline: Instant) -> Option<MutexGuard<'_, Store>> {
-        let mut pause = Duration::from_micros(20);
-        loop {
-            let mut store = match self.store.try_lock() {
-                Ok(store) => store,
-                Err(TryLockError::Poisoned(p)) => p.into_inner(),
-                Err(TryLockError::WouldBlock) => {
-                    let now = Instant::now();
-                    if now >= deadline {
-                        self.counters.upload_waits_given_up.incr();
-                        return None;
-                    }
-                    thread::sleep(pause.min(deadline - now));
-                    pause = (pause * 2).min(Duration::from_millis(1));
-                    continue;
-                }
-            };
-            self.apply_deferred(&mut store);
-            return Some(store);
-        }
-    }
-
-    /// Leaves a change for the next holder of the store.
-    pub fn defer(&self, op: Deferred) {
-        self.deferred.lock().unwrap_or_else(PoisonError::into_inner).push(op);
-        self.has_deferred.store(true, Ordering::Release);
-    }
-
-    fn apply_deferred(&self, store: &mut Store) {
-        // The writer takes the store once per document: a plain load on that path, the swap only
-        // when something waits.
-        if !self.has_deferred.load(Ordering::Acquire) || !self.has_deferred.swap(false, Ordering::Acquire) {
-            return;
-        }
-        let ops = std::mem::take(&mut *self.deferred.lock().unwrap_or_else(PoisonError::into_inner));
-        for op in ops {
-            if let Err(e) = op.apply(store) {
-                log::warn(&format!("storage: a deferred upload-side change ({op:?}) failed: {e}"));
-            }
-        }
-        store.publish();
-    }
 }
 
 pub(crate) fn spawn(shared: Arc<Shared>, rx: Receiver<Msg>, tick: Duration) -> std::io::Result<JoinHandle<()>> {
@@ -289,11 +182,6 @@ impl Writer {
                 let outcome = self.flush(sync);
                 let _ = ack.send(outcome); // the caller may have stopped waiting
             }
-            Msg::Seal => {
-                let mut store = self.shared.lock();
-                store.seal_active();
-                store.publish();
-            }
             Msg::Shutdown { ack } => {
                 self.flush(false);
                 let _ = ack.send(());
@@ -311,7 +199,7 @@ impl Writer {
             return;
         }
         self.scratch.clear();
-        if let Err(e) = doc.write_json(&mut self.scratch) {
+        if let Err(e) = json::to_writer(&mut self.scratch, &doc) {
             counters.dropped_serialize.incr();
             self.shared.lock().warn_once(warn::DROP_SERIALIZE, || format!("a document could not be serialized: {e}"));
             return;
@@ -339,18 +227,7 @@ impl Writer {
     /// Writes everything waiting and seals the active batch; `sync` adds the fsyncs of the crash
     /// path. Reports the first failure since the previous flush.
     fn flush(&mut self, sync: bool) -> FlushOutcome {
-        let mut store = self.shared.lock();
-        store.write_out_all();
-        if sync {
-            store.sync_active();
-            store.sync_pre();
-        }
-        store.seal_active();
-        if sync {
-            store.sync_dirs();
-        }
-        store.publish();
-        match store.take_failure() {
+        match self.shared.lock().flush(sync) {
             None => FlushOutcome::Done,
             Some(reason) => FlushOutcome::Failed(reason),
         }

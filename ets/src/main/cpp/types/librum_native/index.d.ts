@@ -6,8 +6,16 @@ export type ActionType = 'tap' | 'scroll' | 'swipe' | 'click' | 'back' | 'custom
 export type ErrorSource = 'source' | 'network' | 'webview' | 'console' | 'custom'
 /** RUM resource types. */
 export type ResourceKind = 'document' | 'xhr' | 'beacon' | 'fetch' | 'css' | 'js' | 'image' | 'font' | 'media' | 'other' | 'native'
+/** HTTP methods of resources (accepted in any case, written in upper case). */
+export type HttpMethod = 'POST' | 'GET' | 'HEAD' | 'PUT' | 'DELETE' | 'PATCH' | 'TRACE' | 'OPTIONS' | 'CONNECT'
 /** Tracking consent. */
 export type TrackingConsent = 'granted' | 'not_granted' | 'pending'
+/** `device.type` of the RUM event format. */
+export type DeviceType = 'mobile' | 'desktop' | 'tablet' | 'tv' | 'gaming_console' | 'bot' | 'other'
+/** `connectivity.status` of the RUM event format. */
+export type ConnectivityStatus = 'connected' | 'not_connected' | 'maybe'
+/** `connectivity.interfaces` of the RUM event format. */
+export type NetworkInterface = 'bluetooth' | 'cellular' | 'ethernet' | 'wifi' | 'wimax' | 'mixed' | 'other' | 'unknown' | 'none'
 /** A JSON-like attribute value (Dates become epoch milliseconds; undefined members are skipped). */
 export type AttributeValue = string | number | boolean | null | Date | AttributeValue[] | { [key: string]: AttributeValue }
 /** Attributes of a call: a plain object, or a Map (ArkTS `collections.Map`) with string keys. */

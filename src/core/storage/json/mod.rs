@@ -8,8 +8,18 @@
 //! its shortest-representation output is the one to match). Documents keep a single definition of
 //! their format — their `Serialize` impls — which `serde_json::to_value` also uses for the event
 //! mapper; the tests below hold this serializer byte-for-byte to serde_json's.
+//!
+//! `scalar.rs` writes strings and numbers, `key.rs` map keys; this file is the serializer and its
+//! compound forms (sequences, maps, structs).
 
-use serde::ser::{self, Error as _, Serialize};
+#[macro_use]
+mod scalar;
+mod key;
+
+use serde::ser::{self, Serialize};
+
+use key::KeySer;
+use scalar::{write_int, write_str, FloatLike};
 
 /// serde_json's error type, so callers see one kind of error whichever serializer ran.
 pub type Error = serde_json::Error;
@@ -21,86 +31,6 @@ pub fn to_writer<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result<
 
 struct Ser<'a> {
     out: &'a mut Vec<u8>,
-}
-
-/// Bytes that JSON requires to be escaped: `"`, `\` and the controls below 0x20.
-fn needs_escape(b: u8) -> bool {
-    b < 0x20 || b == b'"' || b == b'\\'
-}
-
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
-/// Whether any of the eight bytes needs escaping (SWAR: a byte's high bit in the result is set
-/// when it is `"`, `\` or below 0x20; borrows only ever add bits above a byte that matched).
-fn chunk_needs_escape(chunk: u64) -> bool {
-    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v;
-    let control = chunk.wrapping_sub(ONES * 0x20) & !chunk;
-    let quote = has_zero(chunk ^ (ONES * u64::from(b'"')));
-    let backslash = has_zero(chunk ^ (ONES * u64::from(b'\\')));
-    (control | quote | backslash) & HIGHS != 0
-}
-
-/// serde_json's escapes: the short forms where JSON has one, `\u00XX` (lowercase) otherwise.
-fn write_escape(out: &mut Vec<u8>, b: u8) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let short = match b {
-        b'"' => b'"',
-        b'\\' => b'\\',
-        b'\n' => b'n',
-        b'\r' => b'r',
-        b'\t' => b't',
-        0x08 => b'b',
-        0x0c => b'f',
-        _ => {
-            out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]);
-            return;
-        }
-    };
-    out.extend_from_slice(&[b'\\', short]);
-}
-
-fn write_str(out: &mut Vec<u8>, s: &str) {
-    let bytes = s.as_bytes();
-    out.reserve(bytes.len() + 2);
-    out.push(b'"');
-    let mut run = 0; // start of the bytes not yet copied
-    let mut i = 0;
-    while i < bytes.len() {
-        if let Some(chunk) = bytes[i..].first_chunk::<8>() {
-            if !chunk_needs_escape(u64::from_le_bytes(*chunk)) {
-                i += 8;
-                continue;
-            }
-        }
-        let b = bytes[i];
-        if needs_escape(b) {
-            out.extend_from_slice(&bytes[run..i]);
-            write_escape(out, b);
-            run = i + 1;
-        }
-        i += 1;
-    }
-    out.extend_from_slice(&bytes[run..]);
-    out.push(b'"');
-}
-
-fn write_int(out: &mut Vec<u8>, v: impl itoa::Integer) {
-    out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
-}
-
-/// `serialize_i8` … `serialize_u128`, each handing its value to `self.$write(v)`.
-macro_rules! integers {
-    ($write:ident) => {
-        integers!($write: i8 serialize_i8, i16 serialize_i16, i32 serialize_i32, i64 serialize_i64,
-            i128 serialize_i128, u8 serialize_u8, u16 serialize_u16, u32 serialize_u32,
-            u64 serialize_u64, u128 serialize_u128);
-    };
-    ($write:ident: $($t:ident $method:ident),*) => {$(
-        fn $method(self, v: $t) -> Result<(), Error> {
-            self.$write(v)
-        }
-    )*};
 }
 
 impl Ser<'_> {
@@ -116,22 +46,6 @@ impl Ser<'_> {
             self.out.extend_from_slice(b"null"); // as serde_json: JSON has no NaN or Infinity
             Ok(())
         }
-    }
-}
-
-trait FloatLike: Copy {
-    fn finite(self) -> bool;
-}
-
-impl FloatLike for f32 {
-    fn finite(self) -> bool {
-        self.is_finite()
-    }
-}
-
-impl FloatLike for f64 {
-    fn finite(self) -> bool {
-        self.is_finite()
     }
 }
 
@@ -343,131 +257,6 @@ macro_rules! structure {
 
 structure!(SerializeStruct, SerializeStructVariant);
 
-/// Map keys: strings, and what serde_json quotes into strings (integers, finite floats, bools,
-/// chars, and any of them in a `Some`).
-struct KeySer<'a> {
-    out: &'a mut Vec<u8>,
-}
-
-fn key_must_be_a_string() -> Error {
-    Error::custom("key must be a string")
-}
-
-impl KeySer<'_> {
-    /// As serde_json: a finite float in quotes; NaN and infinities are refused.
-    fn quoted_float<F: Serialize + FloatLike>(self, v: F) -> Result<(), Error> {
-        if !v.finite() {
-            return Err(Error::custom("float key must be finite (got NaN or +/-inf)"));
-        }
-        self.out.push(b'"');
-        serde_json::to_writer(&mut *self.out, &v)?;
-        self.out.push(b'"');
-        Ok(())
-    }
-
-    fn quoted(self, v: impl itoa::Integer) -> Result<(), Error> {
-        self.out.push(b'"');
-        write_int(self.out, v);
-        self.out.push(b'"');
-        Ok(())
-    }
-}
-
-impl ser::Serializer for KeySer<'_> {
-    type Ok = ();
-    type Error = Error;
-    type SerializeSeq = ser::Impossible<(), Error>;
-    type SerializeTuple = ser::Impossible<(), Error>;
-    type SerializeTupleStruct = ser::Impossible<(), Error>;
-    type SerializeTupleVariant = ser::Impossible<(), Error>;
-    type SerializeMap = ser::Impossible<(), Error>;
-    type SerializeStruct = ser::Impossible<(), Error>;
-    type SerializeStructVariant = ser::Impossible<(), Error>;
-
-    fn serialize_str(self, v: &str) -> Result<(), Error> {
-        write_str(self.out, v);
-        Ok(())
-    }
-    fn serialize_char(self, v: char) -> Result<(), Error> {
-        write_str(self.out, v.encode_utf8(&mut [0; 4]));
-        Ok(())
-    }
-    fn serialize_bool(self, v: bool) -> Result<(), Error> {
-        self.out.extend_from_slice(if v { b"\"true\"" } else { b"\"false\"" });
-        Ok(())
-    }
-    integers!(quoted);
-    fn serialize_unit_variant(self, _name: &'static str, _index: u32, variant: &'static str) -> Result<(), Error> {
-        self.serialize_str(variant)
-    }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, value: &T) -> Result<(), Error> {
-        value.serialize(self)
-    }
-    fn serialize_f32(self, v: f32) -> Result<(), Error> {
-        self.quoted_float(v)
-    }
-    fn serialize_f64(self, v: f64) -> Result<(), Error> {
-        self.quoted_float(v)
-    }
-    fn serialize_bytes(self, _v: &[u8]) -> Result<(), Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_none(self) -> Result<(), Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Error> {
-        value.serialize(self)
-    }
-    fn serialize_unit(self) -> Result<(), Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_unit_struct(self, _name: &'static str) -> Result<(), Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _name: &'static str,
-        _index: u32,
-        _variant: &'static str,
-        _value: &T,
-    ) -> Result<(), Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_seq(self, _len: Option<usize>) -> Result<Self::SerializeSeq, Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_tuple(self, _len: usize) -> Result<Self::SerializeTuple, Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_tuple_struct(self, _name: &'static str, _len: usize) -> Result<Self::SerializeTupleStruct, Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_tuple_variant(
-        self,
-        _name: &'static str,
-        _index: u32,
-        _variant: &'static str,
-        _len: usize,
-    ) -> Result<Self::SerializeTupleVariant, Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_map(self, _len: Option<usize>) -> Result<Self::SerializeMap, Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Self::SerializeStruct, Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_struct_variant(
-        self,
-        _name: &'static str,
-        _index: u32,
-        _variant: &'static str,
-        _len: usize,
-    ) -> Result<Self::SerializeStructVariant, Error> {
-        Err(key_must_be_a_string())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
@@ -493,20 +282,6 @@ mod tests {
         for b in 0u8..0x80 {
             let s = format!("ab{}cdefghijklmnop{}", b as char, b as char);
             assert_eq!(ours(&s), theirs(&s), "byte {b:#04x}");
-        }
-    }
-
-    #[test]
-    fn the_swar_check_finds_an_escape_at_every_position_of_a_chunk() {
-        for pos in 0..8 {
-            for b in [0u8, 0x1f, b'"', b'\\', b'\n'] {
-                let mut chunk = *b"abcdefgh";
-                chunk[pos] = b;
-                assert!(chunk_needs_escape(u64::from_le_bytes(chunk)), "{b:#04x} at {pos}");
-            }
-        }
-        for clean in [*b"abcdefgh", *b"        ", [0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xff]] {
-            assert!(!chunk_needs_escape(u64::from_le_bytes(clean)), "{clean:?}");
         }
     }
 

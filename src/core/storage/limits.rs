@@ -1,0 +1,40 @@
+//! The limits of the storage contract (DESIGN.md), in the units the storage computes with.
+
+use crate::core::config::Config;
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    pub batch_max_bytes: u64,
+    pub batch_window_ms: i64,
+    pub disk_quota_bytes: u64,
+    pub max_batch_files: usize,
+    pub batch_max_age_ms: i64,
+    pub event_max_bytes: u64,
+    pub pre_consent_max_bytes: u64,
+    pub claim_timeout_ms: i64,
+}
+
+fn ms(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+impl Limits {
+    pub fn from_config(c: &Config) -> Self {
+        Self {
+            batch_max_bytes: c.batch_max_bytes,
+            batch_window_ms: ms(c.batch_window_ms),
+            disk_quota_bytes: c.disk_quota_bytes,
+            max_batch_files: usize::try_from(c.max_batch_files).unwrap_or(usize::MAX),
+            batch_max_age_ms: ms(c.batch_max_age_ms),
+            event_max_bytes: c.event_max_bytes,
+            pre_consent_max_bytes: c.pre_consent_max_bytes,
+            claim_timeout_ms: ms(c.claim_timeout_ms),
+        }
+    }
+
+    /// The largest batch this configuration can write: a batch rolls before it would pass
+    /// `batch_max_bytes`, unless a single document is larger (it then has a batch of its own).
+    pub fn largest_batch(&self) -> u64 {
+        self.batch_max_bytes.max(self.event_max_bytes + 1)
+    }
+}

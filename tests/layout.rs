@@ -1,0 +1,135 @@
+//! The core's layout rules, checked on the source (DESIGN.md, "Layout"; STYLE.md): no module of
+//! `src/core` imports napi, and no two of its modules import each other, directly or in a circle,
+//! so each mechanism can be read and changed from its own file.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Every `.rs` file under `dir`.
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            sources(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The module a file of `src/core` is (`storage::writer`; `storage` for `storage/mod.rs`).
+fn module_of(core: &Path, file: &Path) -> String {
+    let rel = file.strip_prefix(core).expect("under src/core").with_extension("");
+    let mut parts: Vec<String> = rel.iter().map(|s| s.to_string_lossy().into_owned()).collect();
+    if parts.last().is_some_and(|l| l == "mod") {
+        parts.pop();
+    }
+    parts.join("::")
+}
+
+/// The sibling modules a file's `use` lines name, as full paths under `core` (doc links and
+/// comments are not imports). Only the first path segment after `super::`/`crate::core::` and, for
+/// a nested module, its sibling are kept: what a cycle is made of.
+fn imports(module: &str, text: &str) -> BTreeSet<String> {
+    let parent: Vec<&str> = module.split("::").collect();
+    let mut out = BTreeSet::new();
+    for line in text.lines().map(str::trim_start).filter(|l| l.starts_with("use ") || l.starts_with("pub use ")) {
+        let path = line.trim_start_matches("pub ").trim_start_matches("use ");
+        let target = if let Some(rest) = path.strip_prefix("crate::core::") {
+            rest.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).next().unwrap_or("").to_owned()
+        } else if let Some(rest) = path.strip_prefix("super::") {
+            let base = &parent[..parent.len().saturating_sub(1)];
+            let name = rest.split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or("");
+            base.iter().copied().chain([name]).collect::<Vec<_>>().join("::")
+        } else {
+            continue;
+        };
+        // At most two segments (`storage::writer`); graph() keeps what names a module.
+        let m = target.split("::").filter(|s| !s.is_empty()).take(2).collect::<Vec<_>>().join("::");
+        if !m.is_empty() {
+            out.insert(m);
+        }
+    }
+    out
+}
+
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    let core = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/core");
+    let mut files = Vec::new();
+    sources(&core, &mut files);
+    assert!(files.len() > 10, "src/core has its modules ({} files)", files.len());
+    let mut g = BTreeMap::new();
+    for f in files {
+        let text = fs::read_to_string(&f).expect("readable source");
+        assert!(
+            !text.lines().any(|l| l.trim_start().starts_with("use napi")),
+            "{} imports napi: the core never touches N-API",
+            f.display()
+        );
+        let m = module_of(&core, &f);
+        g.insert(m.clone(), imports(&m, &text));
+    }
+    let known: BTreeSet<String> = g.keys().cloned().collect();
+    for (m, deps) in g.iter_mut() {
+        // `storage::writer` names that module; `config::Config` or `storage::Batch` (an item) names
+        // `config` / `storage`. A module's own parent is not counted: `mod.rs` declaring its
+        // children and a child using the parent's items is how a Rust module is built.
+        let resolved: BTreeSet<String> = deps
+            .iter()
+            .map(|d| if known.contains(d) { d.clone() } else { d.split("::").next().unwrap_or("").to_owned() })
+            .filter(|d| known.contains(d) && d != m && !m.starts_with(&format!("{d}::")))
+            .collect();
+        *deps = resolved;
+    }
+    g
+}
+
+/// A cycle through `from`, if any (depth-first search).
+fn cycle(g: &BTreeMap<String, BTreeSet<String>>, from: &str) -> Option<Vec<String>> {
+    fn walk(
+        g: &BTreeMap<String, BTreeSet<String>>,
+        at: &str,
+        target: &str,
+        path: &mut Vec<String>,
+        seen: &mut BTreeSet<String>,
+    ) -> bool {
+        for next in g.get(at).into_iter().flatten() {
+            if next == target {
+                path.push(next.clone());
+                return true;
+            }
+            if seen.insert(next.clone()) {
+                path.push(next.clone());
+                if walk(g, next, target, path, seen) {
+                    return true;
+                }
+                path.pop();
+            }
+        }
+        false
+    }
+    let mut path = vec![from.to_owned()];
+    walk(g, from, from, &mut path, &mut BTreeSet::new()).then_some(path)
+}
+
+#[test]
+fn no_two_core_modules_import_each_other() {
+    let g = graph();
+    let cycles: Vec<String> = g.keys().filter_map(|m| cycle(&g, m)).map(|c| c.join(" -> ")).collect();
+    assert!(cycles.is_empty(), "import cycles in src/core:\n{}", cycles.join("\n"));
+}
+
+#[test]
+fn the_checker_sees_a_cycle_and_nested_imports() {
+    let a = imports("storage::writer", "use super::store::Store;\nuse crate::core::config::Config;\n// use super::x;");
+    assert_eq!(a, BTreeSet::from(["storage::store".to_owned(), "config::Config".to_owned()]));
+    let mut g = BTreeMap::new();
+    g.insert("a".to_owned(), BTreeSet::from(["b".to_owned()]));
+    g.insert("b".to_owned(), BTreeSet::from(["c".to_owned()]));
+    g.insert("c".to_owned(), BTreeSet::from(["a".to_owned()]));
+    assert_eq!(cycle(&g, "a"), Some(vec!["a".into(), "b".into(), "c".into(), "a".into()]));
+    g.get_mut("c").expect("c").clear();
+    assert_eq!(cycle(&g, "a"), None);
+}
