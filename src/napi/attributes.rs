@@ -47,7 +47,7 @@ impl Reader {
         }
         let mut len = 0u32;
         // SAFETY: names is an array.
-        unsafe { sys::napi_get_array_length(self.env, names, &mut len) };
+        self.check(unsafe { sys::napi_get_array_length(self.env, names, &mut len) }, arg)?;
         if len as usize > max_keys {
             return Err(
                 self.range_err(arg, format_args!("has {len} keys: it makes the event larger than eventMaxBytes"))
@@ -57,7 +57,7 @@ impl Reader {
         for i in 0..len {
             let mut key = ptr::null_mut();
             // SAFETY: i < len.
-            unsafe { sys::napi_get_element(self.env, names, i, &mut key) };
+            self.check(unsafe { sys::napi_get_element(self.env, names, i, &mut key) }, arg)?;
             let name = self.raw_string(key, arg)?;
             let mut value = ptr::null_mut();
             // SAFETY: key is a string of obj; getters and proxy traps may throw.
@@ -213,7 +213,7 @@ impl Reader {
             OBJECT if self.is_date(value) => {
                 let mut ms = 0f64;
                 // SAFETY: value is a Date.
-                unsafe { sys::napi_get_date_value(self.env, value, &mut ms) };
+                self.check(unsafe { sys::napi_get_date_value(self.env, value, &mut ms) }, at)?;
                 if !ms.is_finite() {
                     return Err(self.range_err(at, "is an invalid Date"));
                 }

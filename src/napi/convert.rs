@@ -38,6 +38,8 @@ pub(super) const OBJECT: i32 = 6;
 pub(super) const FUNCTION: i32 = 7;
 const EXTERNAL: i32 = 8;
 const BIGINT: i32 = 9;
+/// Not a Node-API type: `napi_typeof` itself failed.
+const UNKNOWN: i32 = -1;
 
 pub(super) fn type_name(t: i32) -> &'static str {
     match t {
@@ -196,11 +198,25 @@ impl Reader {
         }
     }
 
+    /// The value's type; `UNKNOWN` when the engine cannot tell (every check then refuses it).
     pub fn type_of(&self, value: sys::napi_value) -> i32 {
         let mut t = UNDEFINED;
         // SAFETY: value belongs to this env's current handle scope.
-        unsafe { sys::napi_typeof(self.env, value, &mut t) };
-        t
+        let status = unsafe { sys::napi_typeof(self.env, value, &mut t) };
+        if status == sys::Status::napi_ok {
+            t
+        } else {
+            UNKNOWN
+        }
+    }
+
+    /// A Node-API call's status as a result: a failure is reported as reading `arg` failed.
+    pub(super) fn check(&self, status: sys::napi_status, arg: impl Display + Copy) -> ArgResult<()> {
+        if status == sys::Status::napi_ok {
+            Ok(())
+        } else {
+            Err(self.napi_failed(arg))
+        }
     }
 
     /// `obj[name]`, or None when the read failed (the pending exception is left for the caller).
@@ -297,6 +313,10 @@ impl Reader {
         }
     }
 
+    pub fn is_undefined(&self, value: sys::napi_value) -> bool {
+        self.type_of(value) == UNDEFINED
+    }
+
     pub fn is_nullish(&self, value: sys::napi_value) -> bool {
         matches!(self.type_of(value), UNDEFINED | NULL)
     }
@@ -317,7 +337,7 @@ impl Reader {
         }
         let mut n = 0f64;
         // SAFETY: value is a number.
-        unsafe { sys::napi_get_value_double(self.env, value, &mut n) };
+        self.check(unsafe { sys::napi_get_value_double(self.env, value, &mut n) }, arg)?;
         if !n.is_finite() {
             return Err(self.range_err(arg, format_args!("must be finite, got {n}")));
         }
@@ -371,7 +391,7 @@ impl Reader {
         }
         let mut b = false;
         // SAFETY: value is a boolean.
-        unsafe { sys::napi_get_value_bool(self.env, value, &mut b) };
+        self.check(unsafe { sys::napi_get_value_bool(self.env, value, &mut b) }, arg)?;
         Ok(b)
     }
 
@@ -397,7 +417,7 @@ impl Reader {
         if self.is_array(value) {
             let mut len = 0u32;
             // SAFETY: value is an array.
-            unsafe { sys::napi_get_array_length(self.env, value, &mut len) };
+            self.check(unsafe { sys::napi_get_array_length(self.env, value, &mut len) }, arg)?;
             return Ok(len);
         }
         let length = self.field(value, "length", arg)?;
@@ -418,17 +438,19 @@ impl Reader {
         Ok(el)
     }
 
+    /// Whether the value is an array (false when the engine cannot tell).
     pub(super) fn is_array(&self, value: sys::napi_value) -> bool {
         let mut b = false;
         // SAFETY: value is a live handle.
-        unsafe { sys::napi_is_array(self.env, value, &mut b) };
-        b
+        let status = unsafe { sys::napi_is_array(self.env, value, &mut b) };
+        status == sys::Status::napi_ok && b
     }
 
+    /// Whether the value is a Date (false when the engine cannot tell).
     pub(super) fn is_date(&self, value: sys::napi_value) -> bool {
         let mut b = false;
         // SAFETY: value is a live handle.
-        unsafe { sys::napi_is_date(self.env, value, &mut b) };
-        b
+        let status = unsafe { sys::napi_is_date(self.env, value, &mut b) };
+        status == sys::Status::napi_ok && b
     }
 }

@@ -230,9 +230,13 @@ impl JsMapper {
         let mut result = ptr::null_mut();
         // SAFETY: func and arg are live handles of env, on its thread.
         let status = unsafe {
-            sys::napi_get_undefined(self.env, &mut undefined);
-            let argv = [arg];
-            sys::napi_call_function(self.env, undefined, func, 1, argv.as_ptr(), &mut result)
+            match sys::napi_get_undefined(self.env, &mut undefined) {
+                sys::Status::napi_ok => {
+                    let argv = [arg];
+                    sys::napi_call_function(self.env, undefined, func, 1, argv.as_ptr(), &mut result)
+                }
+                failed => failed,
+            }
         };
         let reader = Reader::new(self.env, "eventMapper");
         if status != sys::Status::napi_ok {
@@ -240,11 +244,8 @@ impl JsMapper {
             return Err(MapperError(format!("it threw: {why}")));
         }
         if reader.is_nullish(result) {
-            let mut t = 0;
-            // SAFETY: result is a live handle.
-            unsafe { sys::napi_typeof(self.env, result, &mut t) };
             // `undefined` (no return) keeps the document; `null` drops it.
-            return Ok(if t == 0 { MapOutcome::Keep } else { MapOutcome::Drop });
+            return Ok(if reader.is_undefined(result) { MapOutcome::Keep } else { MapOutcome::Drop });
         }
         if !reader.is_object(result) {
             return Err(MapperError("it must return the document object or null".into()));
