@@ -56,6 +56,12 @@ export RUM_NATIVE_LIB="$PWD/target/release/librum_native.so"
 step "the library imports only Node-API functions HarmonyOS exports"
 scripts/check-napi-symbols.sh "$RUM_NATIVE_LIB"
 
+step "npm ci --prefix tests (Ajv, to validate documents against the RUM event format's schemas)"
+npm ci --prefix tests --no-audit --no-fund --loglevel=error
+if [ ! -d ../shared/rum-events-format/schemas ] && [ -z "${RUM_EVENTS_FORMAT:-}" ]; then
+  echo "note: ../shared/rum-events-format is not beside this clone: the schema tests will skip" >&2
+fi
+
 step "node --test tests/node"
 node --test --test-concurrency=1 tests/node/
 

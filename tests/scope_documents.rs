@@ -37,9 +37,13 @@ fn check_common(v: &Value, ty: &str, date: i64) {
     assert_eq!(v["application"]["id"], "app-1");
     assert_eq!(v["session"]["type"], "user");
     assert_eq!(v["session"]["id"].as_str().map(str::len), Some(36));
-    assert_eq!(v["source"], "harmonyos");
+    assert_eq!(v["source"], "harmony");
     assert_eq!(v["service"], "svc");
     assert_eq!(v["version"], "1.0.0");
+    assert_eq!(v["_dd"]["configuration"], json!({ "session_sample_rate": 100 }));
+    let sdk = rum_native::core::document::SDK_VERSION;
+    assert_eq!(v["ddtags"], format!("service:svc,version:1.0.0,sdk_version:{sdk}"), "no env set: none in ddtags");
+    assert!(v.get("env").is_none(), "the format has no top-level env");
     assert_eq!(v["usr"], json!({ "id": "u1", "name": "Ann", "plan": "pro" }));
 }
 
@@ -113,9 +117,44 @@ fn documents_have_the_rum_event_format_shape() {
     assert_eq!(v["time_spent"], 12 * MS);
     assert_eq!(v["is_active"], true);
     assert_eq!(
-        (&v["action"], &v["error"], &v["resource"]),
-        (&json!({ "count": 1 }), &json!({ "count": 1 }), &json!({ "count": 1 }))
+        (&v["action"], &v["error"], &v["resource"], &v["crash"]),
+        (&json!({ "count": 1 }), &json!({ "count": 1 }), &json!({ "count": 1 }), &json!({ "count": 0 }))
     );
+}
+
+#[test]
+fn absent_stack_and_size_are_omitted_not_null() {
+    let mut h = harness(1_000, 1_000, 0);
+    h.d.call(start_view("home"), no_attrs());
+    h.d.call(error("no stack"), no_attrs());
+    h.d.call(start_resource("r"), no_attrs());
+    h.d.call(
+        EventKind::StopResource { key: "r".into(), status_code: 204, kind: ResourceKind::Xhr, size: None },
+        no_attrs(),
+    );
+    let docs: Vec<Value> = h.sink.non_view_docs().iter().map(to_json).collect();
+    assert!(docs[0]["error"].as_object().is_some_and(|e| !e.contains_key("stack")), "{}", docs[0]);
+    assert!(docs[1]["resource"].as_object().is_some_and(|r| !r.contains_key("size")), "{}", docs[1]);
+}
+
+#[test]
+fn a_crash_counts_on_its_view_and_ends_it() {
+    let mut h = harness(1_000, 1_000, 0);
+    h.d.call(start_view("home"), no_attrs());
+    h.clock.advance(3 * MS);
+    let crash = EventKind::Error { message: "boom".into(), source: ErrorSource::Source, stack: None, is_crash: true };
+    h.d.call(crash, no_attrs());
+    let last_view = h.sink.view_docs().pop().map(|d| to_json(&d)).expect("a view document after the crash");
+    let v = &last_view["view"];
+    assert_eq!((&v["crash"], &v["error"]), (&json!({ "count": 1 }), &json!({ "count": 1 })));
+    assert_eq!(v["is_active"], false, "the crashed view is closed, as the mobile SDKs report it");
+    assert_eq!(v["time_spent"], 3 * MS, "time spent up to the crash");
+    let crash_doc = to_json(&h.sink.non_view_docs()[0]);
+    assert_eq!((&crash_doc["error"]["is_crash"], &crash_doc["error"]["handling"]), (&json!(true), &json!("unhandled")));
+    // A later action lands on a launch view, not on the crashed one.
+    h.d.call(action("after"), no_attrs());
+    let after = to_json(h.sink.non_view_docs().last().expect("the action"));
+    assert_eq!(after["view"]["name"], rum_native::core::scope::LAUNCH_VIEW_NAME);
 }
 
 #[test]

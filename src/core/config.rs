@@ -78,13 +78,12 @@ pub const MAX_STOPPED_VIEWS_WITH_PENDING: usize = 10;
 /// about 100 MB); a longer list is refused with a RangeError before anything is read.
 pub const MAX_ACTIONS_PER_CALL: u32 = 100_000;
 
-/// `source` of documents when the host names none. The RUM event format's `source` enum has no
-/// HarmonyOS value (android, ios, browser, flutter, ...): an intake that validates strictly refuses
-/// every document of any value outside it, and one that does not (Flashcat's, which HarmonyOS SDKs
-/// report to) files them under the value given. "harmonyos" says what the app is; a host whose
-/// intake validates picks an enum value (`source: 'android'` is the closest: a mobile app with the
-/// same document shapes).
-pub const DEFAULT_SOURCE: &str = "harmonyos";
+/// `source` of documents (and `ddsource` of uploads) when the host names none: "harmony", what
+/// Flashcat's HarmonyOS RUM SDK (fc-sdk-harmony) sends, so the intakes that already take HarmonyOS
+/// RUM data file ours the same way. The RUM event format's `source` enum has no HarmonyOS value
+/// (android, ios, browser, flutter, ...): a host whose intake validates the enum strictly sets an
+/// enum value instead (`source: 'android'` is the closest: a mobile app with the same documents).
+pub const DEFAULT_SOURCE: &str = "harmony";
 
 /// Percentage of sessions tracked when the host sets none: every session, as every RUM SDK's
 /// default.

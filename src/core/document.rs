@@ -104,6 +104,8 @@ pub struct ViewDocument {
     pub is_active: bool,
     pub action_count: u64,
     pub error_count: u64,
+    /// Crashes on the view (`view.crash.count`).
+    pub crash_count: u64,
     pub resource_count: u64,
     /// `addTiming(name)`: ns from the view's start to the call, by name (the last call wins).
     /// Shared with the view's scope, copied only when it changes after a document took it.
@@ -364,6 +366,7 @@ impl Serialize for ViewBody<'_> {
         m.serialize_entry("is_active", &d.is_active)?;
         m.serialize_entry("action", &Count(d.action_count))?;
         m.serialize_entry("error", &Count(d.error_count))?;
+        m.serialize_entry("crash", &Count(d.crash_count))?;
         m.serialize_entry("resource", &Count(d.resource_count))?;
         if !d.custom_timings.is_empty() {
             m.serialize_entry("custom_timings", &*d.custom_timings)?;

@@ -41,6 +41,12 @@ impl IdGen {
         z ^ (z >> 31)
     }
 
+    /// A number in [0, 100): a session's sampling draw.
+    pub fn percent(&mut self) -> f64 {
+        // The top 53 bits: every value a double holds exactly, evenly spread.
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 100.0
+    }
+
     /// A new lowercase UUID v4: `xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx`.
     pub fn uuid(&mut self) -> String {
         let hi = (self.next_u64() & !0xF000) | 0x4000; // version 4 in bits 12..16 of the third group
@@ -56,6 +62,17 @@ impl IdGen {
     }
 }
 
+/// Whether `s` is a lowercase UUID (`8-4-4-4-12` hex digits), as the RUM event format's
+/// `application.id` pattern wants.
+pub fn is_uuid(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, &c)| match i {
+            8 | 13 | 18 | 23 => c == b'-',
+            _ => c.is_ascii_digit() || (b'a'..=b'f').contains(&c),
+        })
+}
+
 fn nibbles(v: u64) -> impl Iterator<Item = usize> {
     (0..16).rev().map(move |i| ((v >> (i * 4)) & 0xF) as usize)
 }
@@ -63,6 +80,21 @@ fn nibbles(v: u64) -> impl Iterator<Item = usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn uuids_are_recognised_as_the_format_writes_them() {
+        assert!(is_uuid("0f8e2a6b-1c3d-4e5f-8a9b-0c1d2e3f4a5b"));
+        assert!(is_uuid(&IdGen::with_seed(7).uuid()));
+        for bad in [
+            "app",
+            "0F8E2A6B-1C3D-4E5F-8A9B-0C1D2E3F4A5B",
+            "0f8e2a6b1c3d4e5f8a9b0c1d2e3f4a5b",
+            "0f8e2a6b-1c3d-4e5f-8a9b-0c1d2e3f4a5g",
+            "",
+        ] {
+            assert!(!is_uuid(bad), "{bad}");
+        }
+    }
 
     #[test]
     fn uuids_are_v4_shaped_and_distinct() {

@@ -15,7 +15,7 @@ use super::config::{Config, TrackingConsent};
 use super::document::{Document, Identity};
 use super::event::{Event, EventKind};
 use super::ids::IdGen;
-use super::scope::Scopes;
+use super::scope::{Scopes, SessionGate};
 use super::seam::DocumentSink;
 use super::stats::DispatchCounters;
 
@@ -29,6 +29,8 @@ pub struct Pipeline {
     turn_budget_ns: u64,
     queue_capacity: usize,
     stopped: AtomicBool,
+    /// The scopes' untracked-session gate, read without their lock.
+    gate: Arc<SessionGate>,
 }
 
 impl Pipeline {
@@ -52,6 +54,7 @@ impl Pipeline {
         let identity = Arc::new(Identity::of(config));
         let scopes = Scopes::new(identity, config.tracking_consent, Arc::clone(&counters), ids)
             .with_connectivity(config.connectivity.clone());
+        let gate = Arc::clone(scopes.gate());
         Arc::new(Self {
             scopes: Mutex::new(scopes),
             seq: AtomicU64::new(0),
@@ -61,6 +64,7 @@ impl Pipeline {
             // A zero capacity could never hold the event that triggered the slice.
             queue_capacity: config.queue_capacity.max(1),
             stopped: AtomicBool::new(false),
+            gate,
         })
     }
 
@@ -87,6 +91,18 @@ impl Pipeline {
 
     pub(crate) fn mark_stopped(&self) {
         self.stopped.store(true, Ordering::Release);
+    }
+
+    /// Whether a call made at `wall_ms` lands in an untracked session (`sessionSampleRate`) and can
+    /// be skipped before its arguments are read: it would write nothing. Only for calls that change
+    /// no state a later tracked session needs (actions, errors, resources, timings, keep-alives),
+    /// and only when nothing is queued before them (a queued call could end the session).
+    pub fn skips_untracked(&self, wall_ms: i64) -> bool {
+        let skip = self.gate.skips(wall_ms);
+        if skip {
+            self.counters.calls_untracked.incr();
+        }
+        skip
     }
 
     /// Reserves `n` consecutive sequence numbers; returns the first.

@@ -12,7 +12,10 @@ use std::time::{Duration, Instant};
 
 use once_cell::sync::Lazy;
 
+use crate::log;
+
 use super::config::Config;
+use super::ids::is_uuid;
 use super::pipeline::Pipeline;
 use super::seam::DocumentSink;
 use super::stats::DispatchCounters;
@@ -86,6 +89,13 @@ fn try_attach(config: &Config, canonical: &Path) -> Result<Arc<Shared>, Retry> {
         Err(e @ StorageError::AlreadyOpen(_)) => return Err(Retry::Closing(e)),
         Err(e) => return Err(Retry::Fail(AttachError::Storage(e.to_string()))),
     };
+    if !is_uuid(&config.application_id) {
+        // Accepted (intakes differ), but the RUM event format wants a UUID: say so once.
+        log::warn(&format!(
+            "applicationId {:?} is not a UUID: intakes that validate the RUM event format refuse its documents",
+            config.application_id
+        ));
+    }
     let sink: Arc<dyn DocumentSink> = Arc::new(storage.sink());
     let pipeline = Pipeline::new(config, sink, Arc::new(DispatchCounters::default()));
     let storage = Arc::new(storage);

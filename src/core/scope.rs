@@ -11,6 +11,7 @@
 //! attributes) plus the call's own attributes, which are moved, not copied.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
 
 use super::coalesce::DirtyMark;
@@ -43,6 +44,52 @@ struct Session {
     id: Arc<str>,
     start_ms: i64,
     last_ms: i64,
+    /// Drawn once, when the session starts (`sessionSampleRate`): an untracked session writes
+    /// nothing, and its calls are skipped on the caller's turn ([`SessionGate`]).
+    tracked: bool,
+}
+
+/// What the binding reads without the scope lock to skip a call of a session that is not tracked
+/// before copying its arguments: such a call would write nothing, so it costs the caller a few
+/// atomic loads. It still counts as the session's activity, so the session lasts as long as an
+/// unsampled one would have, and the next session is drawn at the same moment.
+#[derive(Debug, Default)]
+pub struct SessionGate {
+    untracked: AtomicBool,
+    start_ms: AtomicI64,
+    last_ms: AtomicI64,
+}
+
+impl SessionGate {
+    /// Whether a call at `wall_ms` certainly lands in the current session and that session is not
+    /// tracked; if so, the call is noted as the session's activity.
+    pub fn skips(&self, wall_ms: i64) -> bool {
+        if !self.untracked.load(Ordering::Acquire) {
+            return false;
+        }
+        let (start, last) = (self.start_ms.load(Ordering::Relaxed), self.last_ms.load(Ordering::Relaxed));
+        let live = wall_ms.saturating_sub(last) <= SESSION_INACTIVITY_MS
+            && wall_ms.saturating_sub(start) <= SESSION_MAX_DURATION_MS;
+        if live {
+            self.last_ms.fetch_max(wall_ms, Ordering::Relaxed);
+        }
+        live
+    }
+
+    fn open(&self, s: &Session) {
+        self.start_ms.store(s.start_ms, Ordering::Relaxed);
+        self.last_ms.store(s.last_ms, Ordering::Relaxed);
+        self.untracked.store(!s.tracked, Ordering::Release);
+    }
+
+    fn close(&self) {
+        self.untracked.store(false, Ordering::Release);
+    }
+
+    /// The latest activity the binding noted for the untracked session.
+    fn last_ms(&self) -> i64 {
+        self.last_ms.load(Ordering::Relaxed)
+    }
 }
 
 impl Session {
@@ -84,8 +131,11 @@ struct ViewScope {
     /// Monotonic time of the last event that touched the view while active (or of its stop).
     end_mono_ns: u64,
     active: bool,
+    /// Its session is tracked (sampled in): only then are its documents written.
+    tracked: bool,
     action_count: u64,
     error_count: u64,
+    crash_count: u64,
     resource_count: u64,
     /// startView's attributes, then stopView's merged over them.
     attrs: Attributes,
@@ -120,6 +170,7 @@ impl ViewScope {
             is_active: self.active,
             action_count: self.action_count,
             error_count: self.error_count,
+            crash_count: self.crash_count,
             resource_count: self.resource_count,
             custom_timings: Arc::clone(&self.custom_timings),
         })
@@ -145,6 +196,9 @@ pub struct Scopes {
     connectivity: Option<Arc<Connectivity>>,
     consent: TrackingConsent,
     session: Option<Session>,
+    /// `sessionSampleRate`, 0 to 100.
+    sample_rate: f64,
+    gate: Arc<SessionGate>,
     resume: Option<Resume>,
     /// Oldest first. Only the last one can be active; stopped ones stay until their document is
     /// emitted and their pending resources are stopped.
@@ -153,6 +207,7 @@ pub struct Scopes {
 
 impl Scopes {
     pub fn new(identity: Arc<Identity>, consent: TrackingConsent, counters: Arc<DispatchCounters>, ids: IdGen) -> Self {
+        let sample_rate = identity.session_sample_rate;
         Self {
             identity,
             counters,
@@ -162,9 +217,16 @@ impl Scopes {
             connectivity: None,
             consent,
             session: None,
+            sample_rate,
+            gate: Arc::default(),
             resume: None,
             views: Vec::new(),
         }
+    }
+
+    /// What the binding reads to skip the calls of an untracked session.
+    pub fn gate(&self) -> &Arc<SessionGate> {
+        &self.gate
     }
 
     /// The connectivity documents carry until the first `SetConnectivity` event.
@@ -220,7 +282,23 @@ impl Scopes {
                 out.push(Document::Action(ActionDocument { common, view, id, action_type, target_name: name }));
             }
             EventKind::Error { message, source, stack, is_crash } => {
-                let Some((common, view, id)) = self.on_view(&at, attrs, |v| v.error_count += 1) else { return };
+                // A crash counts on its view (`view.crash.count`), and ends it: the app is going
+                // down, so no later update will close it. Its final document is what the mobile
+                // SDKs write for a crashed view (dd-sdk-android's late crash report): the crash
+                // counted, `is_active: false`, time spent up to the crash.
+                let count = |v: &mut ViewScope| {
+                    v.error_count += 1;
+                    if is_crash {
+                        v.crash_count += 1;
+                        v.end_mono_ns = v.end_mono_ns.max(at.mono_ns);
+                        v.active = false;
+                    }
+                };
+                let doc = self.on_view(&at, attrs, count);
+                if is_crash {
+                    self.enforce_stopped_cap();
+                }
+                let Some((common, view, id)) = doc else { return };
                 out.push(Document::Error(ErrorDocument { common, view, id, message, source, stack, is_crash }));
             }
             EventKind::StartResource { key, method, url } => {
@@ -265,8 +343,11 @@ impl Scopes {
                 let Some(v) = self.views.get_mut(i) else { return };
                 let Some(p) = v.pending.remove(pos) else { return };
                 v.resource_count += 1;
-                let (view, session_id) = (v.view.clone(), Arc::clone(&v.session_id));
+                let (view, session_id, tracked) = (v.view.clone(), Arc::clone(&v.session_id), v.tracked);
                 self.touch(i, &at);
+                if !tracked {
+                    return;
+                }
                 let mut merged = p.attrs;
                 merged.extend(attrs);
                 let common = self.common(p.start_wall_ms, session_id, merged);
@@ -289,7 +370,7 @@ impl Scopes {
     /// owe nothing and wait for no resource.
     pub fn emit_views(&mut self, out: &mut Vec<Document>) {
         for v in &mut self.views {
-            if v.mark.take() {
+            if v.mark.take() && v.tracked {
                 out.push(v.document(&self.identity));
             }
         }
@@ -344,8 +425,11 @@ impl Scopes {
         let i = self.view_for(at)?;
         let v = self.views.get_mut(i)?;
         count(v);
-        let (view, session_id) = (v.view.clone(), Arc::clone(&v.session_id));
+        let (view, session_id, tracked) = (v.view.clone(), Arc::clone(&v.session_id), v.tracked);
         self.touch(i, at);
+        if !tracked {
+            return None;
+        }
         let id = self.ids.uuid();
         Some((self.common(at.wall_ms, session_id, attrs), view, id))
     }
@@ -375,6 +459,10 @@ impl Scopes {
     /// its final document) and a live one is extended.
     fn live_session(&mut self, at: &At) -> bool {
         let Some(s) = &mut self.session else { return false };
+        if !s.tracked {
+            // Calls the binding skipped were this session's activity too.
+            s.last_ms = s.last_ms.max(self.gate.last_ms());
+        }
         if !s.expired_at(at.wall_ms) {
             s.last_ms = s.last_ms.max(at.wall_ms);
             return true;
@@ -390,8 +478,19 @@ impl Scopes {
             return;
         }
         let id: Arc<str> = self.ids.uuid().into();
-        self.session = Some(Session { id, start_ms: at.wall_ms, last_ms: at.wall_ms });
+        // No draw at 100 (nor at 0): the ids of a fully tracked pipeline stay what they were.
+        let tracked = match self.sample_rate {
+            r if r >= 100.0 => true,
+            r if r <= 0.0 => false,
+            r => self.ids.percent() < r,
+        };
+        let session = Session { id, start_ms: at.wall_ms, last_ms: at.wall_ms, tracked };
+        self.gate.open(&session);
+        self.session = Some(session);
         self.counters.sessions_started.incr();
+        if !tracked {
+            self.counters.sessions_untracked.incr();
+        }
         match self.resume.take() {
             Some(r) if resume => self.start_view(at, r.key, r.name, r.attrs),
             _ => {}
@@ -412,6 +511,7 @@ impl Scopes {
             self.enforce_stopped_cap();
         }
         self.session = None;
+        self.gate.close();
     }
 
     /// The active view, or a launch view opened for this event (needs a live session).
@@ -425,7 +525,7 @@ impl Scopes {
     }
 
     fn start_view(&mut self, at: &At, key: Arc<str>, name: Arc<str>, attrs: Attributes) {
-        let Some(session_id) = self.session.as_ref().map(|s| Arc::clone(&s.id)) else { return };
+        let Some((session_id, tracked)) = self.session.as_ref().map(|s| (Arc::clone(&s.id), s.tracked)) else { return };
         if let Some(i) = self.active_index() {
             if let Some(v) = self.views.get_mut(i) {
                 v.end_mono_ns = v.end_mono_ns.max(at.mono_ns);
@@ -443,8 +543,10 @@ impl Scopes {
             start_mono_ns: at.mono_ns,
             end_mono_ns: at.mono_ns,
             active: true,
+            tracked,
             action_count: 0,
             error_count: 0,
+            crash_count: 0,
             resource_count: 0,
             attrs,
             usr: None,
@@ -514,11 +616,11 @@ mod tests {
 
     #[test]
     fn sessions_expire_strictly_after_their_limits() {
-        let s = Session { id: "s".into(), start_ms: 0, last_ms: 0 };
+        let s = Session { id: "s".into(), start_ms: 0, last_ms: 0, tracked: true };
         assert!(!s.expired_at(SESSION_INACTIVITY_MS));
         assert!(s.expired_at(SESSION_INACTIVITY_MS + 1));
         assert!(!s.expired_at(-5), "a clock stepped back does not expire it");
-        let busy = Session { id: "s".into(), start_ms: 0, last_ms: SESSION_MAX_DURATION_MS };
+        let busy = Session { id: "s".into(), start_ms: 0, last_ms: SESSION_MAX_DURATION_MS, tracked: true };
         assert!(!busy.expired_at(SESSION_MAX_DURATION_MS));
         assert!(busy.expired_at(SESSION_MAX_DURATION_MS + 1));
     }

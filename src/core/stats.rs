@@ -79,6 +79,11 @@ macro_rules! for_each_counter_set {
                 resources_dropped,
                 /// Sessions started.
                 sessions_started,
+                /// Sessions started untracked (`sessionSampleRate`): they write nothing.
+                sessions_untracked,
+                /// Calls of an untracked session skipped on the caller's turn, before their
+                /// arguments were read.
+                calls_untracked,
                 /// `stopResource` calls whose key matched no pending resource.
                 resources_unmatched,
                 /// Calls made from inside the event mapper (re-entrant); also counted in

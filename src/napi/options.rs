@@ -2,13 +2,17 @@
 //! option), then turned into the core's [`Config`] by `TryFrom`. Ranges are the core's business:
 //! [`Config::validate`] is the only place they are checked.
 
+use std::fmt::Display;
 use std::path::PathBuf;
 
 use napi_derive_ohos::napi;
 use napi_ohos::sys;
 
-use super::convert::{ArgResult, Reader};
+use super::convert::{ArgResult, Reader, Sub};
 use crate::core::config::{Config, ConfigError, TrackingConsent};
+use crate::core::context::{
+    AppContext, Connectivity, ConnectivityStatus, Device, DeviceType, NetworkInterface, Os, Viewport,
+};
 
 /// Options of `new RumPipeline(options)`.
 #[napi(object)]
@@ -46,6 +50,60 @@ pub struct PipelineOptions {
     pub event_max_bytes: Option<f64>,
     /// `flush()` and `markCrash()` wait at most this long for the writer, ms. @default 2000
     pub flush_timeout_ms: Option<f64>,
+    /// `source` of every document and `ddsource` of uploads. The RUM event format's enum has no
+    /// HarmonyOS value: an intake that validates it needs one of the enum (e.g. "android"); the
+    /// default is what Flashcat's HarmonyOS SDK sends. @default "harmony"
+    pub source: Option<String>,
+    /// Percentage of sessions tracked (0 to 100), drawn once per session; an untracked session
+    /// writes nothing and its event calls return at once. @default 100
+    pub session_sample_rate: Option<f64>,
+    /// `build_version` of every document: the app's build (version code).
+    pub build_version: Option<String>,
+    /// `device` of every document.
+    pub device: Option<DeviceInfo>,
+    /// `os` of every document.
+    pub os: Option<OsInfo>,
+    /// `display.viewport` of every document, pixels.
+    pub viewport: Option<ViewportSize>,
+    /// `application.current_locale` of every document: a language tag such as "zh-Hans-CN".
+    pub locale: Option<String>,
+    /// `connectivity` of documents until the first `setConnectivity()`.
+    pub connectivity: Option<ConnectivityInfo>,
+}
+
+/// `device` of the RUM event format.
+#[napi(object)]
+pub struct DeviceInfo {
+    #[napi(js_name = "type", ts_type = "DeviceType")]
+    pub kind: Option<String>,
+    pub brand: Option<String>,
+    pub model: Option<String>,
+    pub name: Option<String>,
+    pub architecture: Option<String>,
+}
+
+/// `os` of the RUM event format: all three fields.
+#[napi(object)]
+pub struct OsInfo {
+    pub name: String,
+    pub version: String,
+    pub version_major: String,
+}
+
+/// `display.viewport` of the RUM event format, pixels.
+#[napi(object)]
+pub struct ViewportSize {
+    pub width: f64,
+    pub height: f64,
+}
+
+/// `connectivity` of the RUM event format.
+#[napi(object)]
+pub struct ConnectivityInfo {
+    #[napi(ts_type = "ConnectivityStatus")]
+    pub status: String,
+    #[napi(ts_type = "NetworkInterface[]")]
+    pub interfaces: Option<Vec<String>>,
 }
 
 impl PipelineOptions {
@@ -76,8 +134,106 @@ impl PipelineOptions {
             batch_max_age_ms: on("batchMaxAgeMs")?,
             event_max_bytes: on("eventMaxBytes")?,
             flush_timeout_ms: on("flushTimeoutMs")?,
+            source: os("source")?,
+            session_sample_rate: on("sessionSampleRate")?,
+            build_version: os("buildVersion")?,
+            device: optional(r, field("device")?, path("device"), read_device)?,
+            os: optional(r, field("os")?, path("os"), read_os)?,
+            viewport: optional(r, field("viewport")?, path("viewport"), read_viewport)?,
+            locale: os("locale")?,
+            connectivity: optional(r, field("connectivity")?, path("connectivity"), read_connectivity_info)?,
         })
     }
+}
+
+/// An optional object option: `undefined`/`null` are None, anything else must be an object.
+fn optional<T, P: Display + Copy>(
+    r: &Reader,
+    v: sys::napi_value,
+    at: P,
+    read: impl FnOnce(&Reader, sys::napi_value, P) -> ArgResult<T>,
+) -> ArgResult<Option<T>> {
+    if r.is_nullish(v) {
+        return Ok(None);
+    }
+    if !r.is_object(v) {
+        return Err(r.type_err(at, "must be an object"));
+    }
+    read(r, v, at).map(Some)
+}
+
+fn read_device<P: Display + Copy>(r: &Reader, obj: sys::napi_value, at: P) -> ArgResult<DeviceInfo> {
+    let s = |name: &'static str| r.opt_string(r.field(obj, name, at)?, Sub::key(&at, name));
+    Ok(DeviceInfo {
+        kind: s("type")?,
+        brand: s("brand")?,
+        model: s("model")?,
+        name: s("name")?,
+        architecture: s("architecture")?,
+    })
+}
+
+fn read_os<P: Display + Copy>(r: &Reader, obj: sys::napi_value, at: P) -> ArgResult<OsInfo> {
+    let s = |name: &'static str| r.string(r.field(obj, name, at)?, Sub::key(&at, name));
+    Ok(OsInfo { name: s("name")?, version: s("version")?, version_major: s("versionMajor")? })
+}
+
+fn read_viewport<P: Display + Copy>(r: &Reader, obj: sys::napi_value, at: P) -> ArgResult<ViewportSize> {
+    let n = |name: &'static str| r.number(r.field(obj, name, at)?, Sub::key(&at, name));
+    Ok(ViewportSize { width: n("width")?, height: n("height")? })
+}
+
+fn read_connectivity_info<P: Display + Copy>(r: &Reader, obj: sys::napi_value, at: P) -> ArgResult<ConnectivityInfo> {
+    let status = r.string(r.field(obj, "status", at)?, Sub::key(&at, "status"))?;
+    let list = r.field(obj, "interfaces", at)?;
+    let interfaces = if r.is_nullish(list) {
+        None
+    } else {
+        let arg = Sub::key(&at, "interfaces");
+        let len = r.length(list, arg)?;
+        // Each interface at most once: a longer list is not a list of interfaces.
+        if len as usize > NetworkInterface::ALL.len() {
+            return Err(r.range_err(
+                arg,
+                format_args!("has {len} entries, more than the {} interfaces", NetworkInterface::ALL.len()),
+            ));
+        }
+        let mut out = Vec::with_capacity(len as usize);
+        for i in 0..len {
+            out.push(r.string(r.element(list, i, arg)?, Sub::index(&arg, i))?);
+        }
+        Some(out)
+    };
+    Ok(ConnectivityInfo { status, interfaces })
+}
+
+/// The connectivity a `setConnectivity(value)` call or the `connectivity` option gives, its values
+/// checked against the format's enums (a RangeError naming the field).
+pub fn read_connectivity<P: Display + Copy>(r: &Reader, v: sys::napi_value, at: P) -> ArgResult<Connectivity> {
+    if !r.is_object(v) {
+        return Err(r.type_err(at, "must be an object { status, interfaces? }"));
+    }
+    connectivity_of(read_connectivity_info(r, v, at)?).map_err(|e| r.range_err(Sub::key(&at, e.field), e.reason))
+}
+
+/// `ConnectivityInfo` as the core's value; `field` of the error is relative to the object.
+fn connectivity_of(c: ConnectivityInfo) -> Result<Connectivity, ConfigError> {
+    let status = ConnectivityStatus::parse(&c.status).ok_or_else(|| ConfigError {
+        field: "status",
+        reason: format!("must be one of {}, got {:?}", ConnectivityStatus::ALL.join(", "), c.status),
+    })?;
+    let interfaces = c
+        .interfaces
+        .unwrap_or_default()
+        .iter()
+        .map(|i| {
+            NetworkInterface::parse(i).ok_or_else(|| ConfigError {
+                field: "interfaces",
+                reason: format!("must hold only {}, got {i:?}", NetworkInterface::ALL.join(", ")),
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Connectivity { status, interfaces })
 }
 
 /// `options.<name>` in error messages.
@@ -124,6 +280,36 @@ impl TryFrom<PipelineOptions> for Config {
         let queue_capacity = whole("queueCapacity", o.queue_capacity)?;
         let max_batch_files = whole("maxBatchFiles", o.max_batch_files)?;
         let flush_timeout_ms = whole("flushTimeoutMs", o.flush_timeout_ms)?;
+        let device = match o.device {
+            None => None,
+            Some(d) => Some(Device {
+                kind: match d.kind.as_deref() {
+                    None => None,
+                    Some(k) => Some(DeviceType::parse(k).ok_or_else(|| ConfigError {
+                        field: "device.type",
+                        reason: format!("must be one of {}, got {k:?}", DeviceType::ALL.join(", ")),
+                    })?),
+                },
+                brand: d.brand,
+                model: d.model,
+                name: d.name,
+                architecture: d.architecture,
+            }),
+        };
+        let connectivity = match o.connectivity {
+            None => None,
+            Some(c) => Some(connectivity_of(c).map_err(|e| ConfigError {
+                field: if e.field == "status" { "connectivity.status" } else { "connectivity.interfaces" },
+                reason: e.reason,
+            })?),
+        };
+        let context = AppContext {
+            device,
+            os: o.os.map(|os| Os { name: os.name, version: os.version, version_major: os.version_major }),
+            viewport: o.viewport.map(|v| Viewport { width: v.width, height: v.height }),
+            locale: o.locale,
+            build_version: o.build_version,
+        };
         let config = Config {
             storage_dir: PathBuf::from(o.storage_dir),
             application_id: o.application_id,
@@ -140,6 +326,10 @@ impl TryFrom<PipelineOptions> for Config {
             batch_max_age_ms: whole("batchMaxAgeMs", o.batch_max_age_ms)?.unwrap_or(d.batch_max_age_ms),
             event_max_bytes: whole("eventMaxBytes", o.event_max_bytes)?.unwrap_or(d.event_max_bytes),
             flush_timeout_ms: flush_timeout_ms.map_or(d.flush_timeout_ms, |n| saturate(n, u32::MAX)),
+            source: o.source.unwrap_or_else(|| d.source.clone()),
+            session_sample_rate: o.session_sample_rate.unwrap_or(d.session_sample_rate),
+            context,
+            connectivity,
             ..d
         };
         config.validate()?;

@@ -19,7 +19,7 @@ use napi_ohos::bindgen_prelude::*;
 use super::convert::{ArgError, ArgResult, Field, Reader, Sub};
 use super::host::{HostClock, HostDispatcher, HostScheduler, JsMapper, TimerTarget};
 use super::lifecycle::{is_fresh_receiver, Teardown};
-use super::options::PipelineOptions;
+use super::options::{read_connectivity, PipelineOptions};
 use super::stats::{PipelineStats, Sources};
 use super::throw;
 use crate::core::config::{Config, TrackingConsent, MAX_ACTIONS_PER_CALL};
@@ -131,6 +131,14 @@ impl RumPipeline {
         Ok(())
     }
 
+    /// Whether this call lands in an untracked session (`sessionSampleRate`) and returns at once,
+    /// before its arguments are read: it would write nothing. Not while events are queued (one
+    /// of them could end the session) nor from inside the event mapper.
+    fn untracked(&self) -> bool {
+        let Ok(d) = self.dispatcher.try_borrow() else { return false };
+        d.queue_len() == 0 && self.shared.pipeline.skips_untracked(self.clock.wall_ms())
+    }
+
     fn attrs(&self, r: &Reader, v: &Unknown) -> ArgResult<Attributes> {
         r.attributes(v.raw(), "attributes", self.max_event)
     }
@@ -167,6 +175,9 @@ impl RumPipeline {
     /// Records a user action on the current view.
     #[napi(catch_unwind, ts_args_type = "type: ActionType, name: string, attributes?: Attributes")]
     pub fn add_action(&self, env: Env, action_type: Unknown, name: Unknown, attributes: Unknown) -> Result<()> {
+        if self.untracked() {
+            return Ok(());
+        }
         self.record(&env, "addAction", |r| self.action(r, &action_type, &name, &attributes, None))
     }
 
@@ -191,6 +202,9 @@ impl RumPipeline {
     /// of `{ type, name, attributes? }`. All are checked before any is recorded.
     #[napi(catch_unwind, ts_args_type = "events: Array<ActionEvent>")]
     pub fn add_actions(&self, env: Env, events: Unknown) -> Result<()> {
+        if self.untracked() {
+            return Ok(());
+        }
         let started = self.clock.mono_ns();
         let r = self.reader(&env, "addActions");
         let batch = checked(&env, || {
@@ -238,6 +252,9 @@ impl RumPipeline {
         stack: Unknown,
         attributes: Unknown,
     ) -> Result<()> {
+        if self.untracked() {
+            return Ok(());
+        }
         self.record(&env, "addError", |r| {
             let message = self.text(r, &message, "message")?;
             let source = r.enumerated(source.raw(), "source", ErrorSource::parse, ErrorSource::ALL)?;
@@ -268,6 +285,9 @@ impl RumPipeline {
         url: Unknown,
         attributes: Unknown,
     ) -> Result<()> {
+        if self.untracked() {
+            return Ok(());
+        }
         self.record(&env, "startResource", |r| {
             let key = self.text(r, &key, "key")?;
             let method = r.enumerated(method.raw(), "method", HttpMethod::parse_any_case, HttpMethod::ALL)?;
@@ -290,6 +310,9 @@ impl RumPipeline {
         size_bytes: Unknown,
         attributes: Unknown,
     ) -> Result<()> {
+        if self.untracked() {
+            return Ok(());
+        }
         self.record(&env, "stopResource", |r| {
             let key = self.text(r, &key, "key")?;
             let status_code = r.integer(status_code.raw(), "statusCode", 0.0, 999.0)? as u16;
@@ -303,6 +326,9 @@ impl RumPipeline {
     /// started (a later call with the same name replaces it).
     #[napi(catch_unwind, ts_args_type = "name: string")]
     pub fn add_timing(&self, env: Env, name: Unknown) -> Result<()> {
+        if self.untracked() {
+            return Ok(());
+        }
         self.record(&env, "addTiming", |r| {
             Ok((EventKind::AddTiming { name: self.text(r, &name, "name")? }, Attributes::new()))
         })
@@ -365,6 +391,16 @@ impl RumPipeline {
         })
     }
 
+    /// Sets the connectivity documents carry from this call on (`connectivity` of the RUM event
+    /// format): call it when the network changes.
+    #[napi(catch_unwind, ts_args_type = "connectivity: ConnectivityInfo")]
+    pub fn set_connectivity(&self, env: Env, connectivity: Unknown) -> Result<()> {
+        self.record(&env, "setConnectivity", |r| {
+            let c = read_connectivity(r, connectivity.raw(), "connectivity")?;
+            Ok((EventKind::SetConnectivity(c), Attributes::new()))
+        })
+    }
+
     /// The current session id after everything called before (null before the first event).
     #[napi(catch_unwind)]
     pub fn session_id(&self) -> Option<String> {
@@ -384,6 +420,9 @@ impl RumPipeline {
     /// Keeps the session alive (call on background and periodically).
     #[napi(catch_unwind)]
     pub fn keep_alive(&self) {
+        if self.untracked() {
+            return;
+        }
         let started = self.clock.mono_ns();
         self.submit(started, EventKind::KeepAlive, Attributes::new());
     }

@@ -248,6 +248,7 @@ pub struct Harness {
     pub sink: Arc<TestSink>,
     pub clock: VClock,
     pub counters: Arc<DispatchCounters>,
+    pub shared: Arc<Pipeline>,
 }
 
 /// A dispatcher with a 4 ms budget by default, its sink charging `cost_ns` per document.
@@ -256,12 +257,17 @@ pub fn harness(budget_ms: u32, capacity: usize, cost_ns: u64) -> Harness {
 }
 
 pub fn harness_costs(budget_ms: u32, capacity: usize, costs: Vec<u64>) -> Harness {
+    harness_with(&config(budget_ms, capacity), costs, 42)
+}
+
+/// A dispatcher for `config`, ids (and sampling draws) from `seed`.
+pub fn harness_with(config: &Config, costs: Vec<u64>, seed: u64) -> Harness {
     let clock = VClock::default();
     let sink = TestSink::with_costs(clock.clone(), costs);
     let counters = Arc::new(DispatchCounters::default());
-    let shared = Pipeline::with_id_seed(&config(budget_ms, capacity), sink.clone(), counters.clone(), 42);
-    let d = Dispatcher::new(shared, clock.clone(), ManualScheduler::default());
-    Harness { d, sink, clock, counters }
+    let shared = Pipeline::with_id_seed(config, sink.clone(), counters.clone(), seed);
+    let d = Dispatcher::new(Arc::clone(&shared), clock.clone(), ManualScheduler::default());
+    Harness { d, sink, clock, counters, shared }
 }
 
 pub fn action(name: &str) -> EventKind {

@@ -72,9 +72,9 @@ test('requests carry gzip NDJSON, a fresh UUID request id, the SHA-1 idempotency
     assert.equal(r.headers['user-agent'], 'rum-native/0.1.0 (HarmonyOS; HarmonyOS-5.0.0.120; API 12; HUAWEI ALN-AL00)');
     assert.equal(r.headers['dd-api-key'], 'pub-token');
     const source = new Set(r.docs.map((d) => d.source));
-    assert.deepEqual([...source], ['harmonyos'], 'the documents say source harmonyos');
-    assert.equal(r.url, '/api/v2/rum?ddsource=harmonyos', 'ddsource matches the documents');
-    assert.equal(r.headers['dd-evp-origin'], 'harmonyos');
+    assert.deepEqual([...source], ['harmony'], 'the documents say source harmony');
+    assert.equal(r.url, '/api/v2/rum?ddsource=harmony', 'ddsource matches the documents');
+    assert.equal(r.headers['dd-evp-origin'], 'harmony');
     assert.equal(r.headers['dd-evp-origin-version'], '0.1.0');
   }
   assert.equal(ids.size, server.requests.length, 'one request id per request');
@@ -206,7 +206,7 @@ test('3xx and other unknown statuses drop the batch as dd-sdk-android does, coun
 
 test('a batch that says encoding gzip is sent as it is, hashed on the TaskPool, not compressed again', async (t) => {
   const server = await intake(t);
-  const ndjson = Buffer.from('{"type":"action","source":"harmonyos"}\n{"type":"view","source":"harmonyos"}\n');
+  const ndjson = Buffer.from('{"type":"action","source":"harmony"}\n{"type":"view","source":"harmony"}\n');
   const gz = gzipSync(ndjson);
   const body = gz.buffer.slice(gz.byteOffset, gz.byteOffset + gz.byteLength);
   const completed = [];

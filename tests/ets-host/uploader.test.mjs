@@ -65,7 +65,7 @@ test('every action reaches the intake once, in order, with the intake’s header
   assert.ok(server.requests.length > 1, 'several batches');
   for (const r of server.requests) {
     assert.equal(r.method, 'POST');
-    assert.equal(r.url, '/api/v2/rum?ddsource=harmonyos');
+    assert.equal(r.url, '/api/v2/rum?ddsource=harmony');
     assert.equal(r.headers['dd-api-key'], 'pub-token');
     assert.match(r.headers['content-type'], /^text\/plain/);
     assert.ok(r.headers['dd-request-id'], 'each request names its batch');

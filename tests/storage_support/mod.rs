@@ -137,6 +137,7 @@ pub fn view(seq: u64, view_id: &str, version: u64) -> Document {
         is_active: true,
         action_count: version,
         error_count: 0,
+        crash_count: 0,
         resource_count: 0,
         custom_timings: Default::default(),
     })

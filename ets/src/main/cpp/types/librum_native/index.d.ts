@@ -47,8 +47,30 @@ export interface NextBatch {
   bytes: number
 }
 
+/** `connectivity` of the RUM event format. */
+export interface ConnectivityInfo {
+  status: ConnectivityStatus
+  interfaces?: NetworkInterface[]
+}
+
 /** Copies `type`, `name` and `attributes` as `addAction` does, and does nothing else. */
 export declare function copyArgsFloor(type: string, name: string, attributes?: Record<string, unknown>): void
+
+/** `device` of the RUM event format. */
+export interface DeviceInfo {
+  type?: DeviceType
+  brand?: string
+  model?: string
+  name?: string
+  architecture?: string
+}
+
+/** `os` of the RUM event format: all three fields. */
+export interface OsInfo {
+  name: string
+  version: string
+  versionMajor: string
+}
 
 /** Options of `new RumPipeline(options)`. */
 export interface PipelineOptions {
@@ -88,6 +110,29 @@ export interface PipelineOptions {
   eventMaxBytes?: number
   /** `flush()` and `markCrash()` wait at most this long for the writer, ms. @default 2000 */
   flushTimeoutMs?: number
+  /**
+   * `source` of every document and `ddsource` of uploads. The RUM event format's enum has no
+   * HarmonyOS value: an intake that validates it needs one of the enum (e.g. "android"); the
+   * default is what Flashcat's HarmonyOS SDK sends. @default "harmony"
+   */
+  source?: string
+  /**
+   * Percentage of sessions tracked (0 to 100), drawn once per session; an untracked session
+   * writes nothing and its event calls return at once. @default 100
+   */
+  sessionSampleRate?: number
+  /** `build_version` of every document: the app's build (version code). */
+  buildVersion?: string
+  /** `device` of every document. */
+  device?: DeviceInfo
+  /** `os` of every document. */
+  os?: OsInfo
+  /** `display.viewport` of every document, pixels. */
+  viewport?: ViewportSize
+  /** `application.current_locale` of every document: a language tag such as "zh-Hans-CN". */
+  locale?: string
+  /** `connectivity` of documents until the first `setConnectivity()`. */
+  connectivity?: ConnectivityInfo
 }
 
 /** Counters of the pipeline (all threads' dispatchers and the writer together). */
@@ -126,6 +171,13 @@ export interface PipelineStats {
   resourcesDropped: number
   /** Sessions started. */
   sessionsStarted: number
+  /** Sessions started untracked (`sessionSampleRate`): they write nothing. */
+  sessionsUntracked: number
+  /**
+   * Calls of an untracked session skipped on the caller's turn, before their
+   * arguments were read.
+   */
+  callsUntracked: number
   /** `stopResource` calls whose key matched no pending resource. */
   resourcesUnmatched: number
   /**
@@ -276,6 +328,11 @@ export declare class RumPipeline {
    * the consent of their call.
    */
   setTrackingConsent(consent: TrackingConsent): void
+  /**
+   * Sets the connectivity documents carry from this call on (`connectivity` of the RUM event
+   * format): call it when the network changes.
+   */
+  setConnectivity(connectivity: ConnectivityInfo): void
   /** The current session id after everything called before (null before the first event). */
   sessionId(): string | null
   /** Ends the session; the next event starts a new one. */
@@ -310,4 +367,10 @@ export declare class RumPipeline {
    * counted (`stats().uploadErrors`), not thrown.
    */
   completeBatch(id: string, delivered: boolean): void
+}
+
+/** `display.viewport` of the RUM event format, pixels. */
+export interface ViewportSize {
+  width: number
+  height: number
 }
