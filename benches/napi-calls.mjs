@@ -1,0 +1,131 @@
+// A deterministic profile of the caller's cost: Node-API calls and instructions per call of
+// `addAction` (queued and inline), `addActions` and the floor (`copyArgsFloor`, a native function
+// that only copies the same arguments), counted by valgrind's callgrind, which counts instructions,
+// not seconds, so the figures repeat whatever else the machine is doing.
+//
+//   node benches/napi-calls.mjs            (needs valgrind; apt-get install valgrind)
+//
+// Each variant runs in its own process under callgrind twice, with N and 3N calls; the difference
+// divided by 2N is the cost of one call, free of start-up and teardown. Only the native callback of
+// the measured method is counted, on the JS thread (callgrind's --toggle-collect and per-thread
+// profiles): the JS loop, the writer thread and the later processing of queued calls are not the
+// caller's capture cost. `inline` includes the processing (it runs inside the call, by design).
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { libraryPath, loadNative } from '../tests/shared/native.mjs';
+
+const SELF = fileURLToPath(import.meta.url);
+const N = 2_000;
+
+/** One variant's loop: `n` calls, the same arguments as scripts/burst's actions. */
+function child(variant, n) {
+  const { RumPipeline, copyArgsFloor } = loadNative();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rum-napi-calls-'));
+  const attrs = { seq: 1, screen: 'home', pad: 'x'.repeat(350), ok: true, list: [1, 2, 3] };
+  // queued: a 1 ms budget that the first calls spend (then every call is queued, as in a burst);
+  // inline: a budget no loop spends.
+  const p = new RumPipeline({ storageDir: dir, applicationId: 'napi-calls', turnBudgetMs: variant === 'inline' ? 1000 : 1, diskQuotaBytes: 1 << 30, queueCapacity: 1_000_000 });
+  p.startView('v', 'V');
+  const start = Date.now();
+  while (variant === 'queued' && Date.now() - start < 2) p.addAction('tap', 'warm', attrs);
+  if (variant === 'addActions') {
+    const list = Array.from({ length: n }, (_, i) => ({ type: 'tap', name: `a${i}`, attributes: attrs }));
+    globalThis.__mark?.();
+    p.addActions(list);
+  } else if (variant === 'floor') {
+    for (let i = 0; i < n; i++) copyArgsFloor('tap', 'buy', attrs);
+  } else {
+    for (let i = 0; i < n; i++) p.addAction('tap', 'buy', attrs);
+  }
+  p.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** Per-function call counts and the JS thread's instructions from a callgrind output file. */
+function parse(file) {
+  // Compressed names: `(id) name` the first time, `(id)` after; objects and functions have their
+  // own id spaces.
+  const spaces = { ob: new Map(), fn: new Map() };
+  const name = (space, s) => {
+    const m = s.match(/^\((\d+)\)(?: (.*))?$/);
+    if (!m) return s;
+    if (m[2]) spaces[space].set(m[1], m[2]);
+    return spaces[space].get(m[1]) ?? m[1];
+  };
+  const calls = new Map();
+  let total = 0;
+  let callee = null;
+  let obName = '';
+  let inLib = false;
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (line.startsWith('ob=')) obName = name('ob', line.slice(3));
+    else if (line.startsWith('cob=')) name('ob', line.slice(4));
+    else if (line.startsWith('fn=')) {
+      name('fn', line.slice(3));
+      inLib = /librum_native/.test(obName);
+    } else if (line.startsWith('cfn=')) callee = name('fn', line.slice(4));
+    else if (line.startsWith('calls=') && callee !== null) {
+      const n = Number(line.slice(6).split(' ')[0]);
+      if (inLib && /^(napi_[a-z0-9_]+|malloc|realloc|calloc|free)$/.test(callee)) calls.set(callee, (calls.get(callee) ?? 0) + n);
+      callee = null;
+    } else if (line.startsWith('summary:') || line.startsWith('totals:')) {
+      total = Math.max(total, Number(line.split(/\s+/)[1]));
+    }
+  }
+  return { calls, total };
+}
+
+function profile(variant, n) {
+  const out = path.join(os.tmpdir(), `rum-napi-calls-${variant}-${n}-${process.pid}.out`);
+  // Only the native callback of the measured method is collected: the JS loop around it and the
+  // engine's call into native code are the same for every variant, and later processing (slices,
+  // the final drain) is not the caller's capture cost.
+  const collect = { floor: 'copy_args_floor_c_callback', addActions: 'add_actions_c_callback' }[variant] ?? 'add_action_c_callback';
+  const r = spawnSync('valgrind', ['--tool=callgrind', '--separate-threads=yes', `--toggle-collect=*${collect}*`, `--callgrind-out-file=${out}`, process.execPath, SELF, '--child', variant, String(n)], {
+    env: { ...process.env, RUM_NATIVE_LIB: libraryPath(), RUM_NATIVE_QUIET: '1' },
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`callgrind ${variant} ${n} failed: ${r.stderr.slice(-2000)}`);
+  // The JS thread's file is the first (thread 1); the writer's is another.
+  const main = `${out}-01`;
+  const parsed = parse(fs.existsSync(main) ? main : out);
+  for (const f of fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith(path.basename(out)))) fs.rmSync(path.join(os.tmpdir(), f));
+  return parsed;
+}
+
+if (process.argv[2] === '--child') {
+  child(process.argv[3], Number(process.argv[4]));
+} else {
+  try {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+  } catch {
+    console.error('benches/napi-calls.mjs needs valgrind (apt-get install valgrind)');
+    process.exit(2);
+  }
+  console.log(`Per call, JS thread only (callgrind, N = ${N} vs ${3 * N}): ${libraryPath()}`);
+  const rows = [];
+  for (const variant of ['floor', 'queued', 'inline', 'addActions']) {
+    const [a, b] = [profile(variant, N), profile(variant, 3 * N)];
+    const per = (x, y) => (y - x) / (2 * N);
+    const fns = new Set([...a.calls.keys(), ...b.calls.keys()]);
+    const napi = {};
+    for (const f of fns) {
+      const v = per(a.calls.get(f) ?? 0, b.calls.get(f) ?? 0);
+      if (v >= 0.05) napi[f] = Math.round(v * 100) / 100;
+    }
+    const sum = (re) => Object.entries(napi).filter(([f]) => re.test(f)).reduce((s, [, v]) => s + v, 0);
+    rows.push({ variant, instructions: Math.round(per(a.total, b.total)), napiCalls: sum(/^napi_/), allocs: sum(/^(malloc|realloc|calloc)$/), frees: sum(/^free$/), napi });
+  }
+  const floor = rows[0];
+  for (const r of rows) {
+    console.log(
+      `\n${r.variant.padEnd(10)} ${String(r.instructions).padStart(8)} instructions (${(r.instructions / floor.instructions).toFixed(2)}x the floor), ` +
+        `${r.napiCalls.toFixed(1)} Node-API calls, ${r.allocs.toFixed(1)} allocations and ${r.frees.toFixed(1)} frees on the caller's turn`,
+    );
+    for (const [f, v] of Object.entries(r.napi).sort((x, y) => y[1] - x[1])) console.log(`  ${String(v).padStart(6)}  ${f}`);
+  }
+}
