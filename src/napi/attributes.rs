@@ -114,10 +114,9 @@ impl Reader {
                 if let Some(map) = self.map_entries(value, arg, &mut budget)? {
                     return Ok(map);
                 }
-                match self.json(value, &arg, 0, &mut budget)? {
-                    Some(Value::Object(map)) => Ok(map),
-                    _ => Ok(Attributes::new()),
-                }
+                // Its type is known (an object, not an array): its members at once. A Date has
+                // none, as JSON.stringify's object members would be.
+                self.members(value, &arg, 0, &mut budget)
             }
             t => Err(self.type_err(arg, format_args!("must be an object of attributes, got {}", type_name(t)))),
         }
@@ -196,13 +195,23 @@ impl Reader {
                 budget.spend(self, at, SCALAR_COST)?;
                 Ok(Some(Value::Null))
             }
+            // The type is known: read the value without asking for it again (one Node-API call
+            // per scalar, where the checked readers take two).
             BOOLEAN => {
                 budget.spend(self, at, SCALAR_COST)?;
-                self.boolean(value, at).map(|b| Some(Value::Bool(b)))
+                let mut b = false;
+                // SAFETY: value is a boolean.
+                self.check(unsafe { sys::napi_get_value_bool(self.env, value, &mut b) }, at)?;
+                Ok(Some(Value::Bool(b)))
             }
             NUMBER => {
                 budget.spend(self, at, SCALAR_COST)?;
-                let n = self.number(value, at)?;
+                let mut n = 0f64;
+                // SAFETY: value is a number.
+                self.check(unsafe { sys::napi_get_value_double(self.env, value, &mut n) }, at)?;
+                if !n.is_finite() {
+                    return Err(self.range_err(at, format_args!("must be finite, got {n}")));
+                }
                 Ok(Some(number_value(n)))
             }
             STRING => {
@@ -221,7 +230,9 @@ impl Reader {
                 Ok(Some(number_value(ms)))
             }
             OBJECT if self.is_array(value) => {
-                let len = self.length(value, at)?;
+                let mut len = 0u32;
+                // SAFETY: value is an array.
+                self.check(unsafe { sys::napi_get_array_length(self.env, value, &mut len) }, at)?;
                 // Every element costs at least a byte of JSON: a huge (or sparse) length is
                 // refused before anything is read. The length is the caller's: even within the
                 // budget it reserves no more than a page of elements up front (a length of 2^32-1
@@ -242,19 +253,28 @@ impl Reader {
                 }
                 Ok(Some(Value::Array(out)))
             }
-            OBJECT => {
-                let mut out = Map::new();
-                // Every member costs at least 4 bytes of JSON (`"":x,`).
-                for (k, v) in self.keys(value, at, budget.left / 4)? {
-                    budget.spend(self, at, k.len() + 4)?;
-                    if let Some(v) = self.json(v, &Sub::key(&at, &k), depth + 1, budget)? {
-                        out.insert(k, v);
-                    }
-                }
-                Ok(Some(Value::Object(out)))
-            }
+            OBJECT => self.members(value, at, depth, budget).map(|m| Some(Value::Object(m))),
             t => Err(self.type_err(at, format_args!("cannot be {}: attribute values must be JSON-like", type_name(t)))),
         }
+    }
+
+    /// An object's own enumerable members, each read as a JSON-like value.
+    fn members(
+        &self,
+        value: sys::napi_value,
+        at: &dyn Display,
+        depth: usize,
+        budget: &mut Budget,
+    ) -> ArgResult<Attributes> {
+        let mut out = Map::new();
+        // Every member costs at least 4 bytes of JSON (`"":x,`).
+        for (k, v) in self.keys(value, at, budget.left / 4)? {
+            budget.spend(self, at, k.len() + 4)?;
+            if let Some(v) = self.json(v, &Sub::key(&at, &k), depth + 1, budget)? {
+                out.insert(k, v);
+            }
+        }
+        Ok(out)
     }
 
     /// One attribute value on its own (`addAttribute`'s): the checks and the budget of a value
