@@ -143,16 +143,20 @@ impl Store {
             return;
         }
         self.batches.set_sync_on_seal(true);
-        while let Some(chunk) = self.pre.oldest() {
+        // The chunk is out of the buffer while its lines move: if the directory goes meanwhile,
+        // the resync of `settle` must neither count it lost (its lines are in batches) nor leave
+        // the next chunk in its place to be deleted as migrated.
+        while let Some(chunk) = self.pre.pop_oldest() {
             let path = self.pre.path(chunk.id);
             let data = match self.io.fs().read(&path) {
                 Ok(data) => data,
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    self.pre.forget_oldest(&self.io);
+                    self.pre.forget(&self.io, chunk);
                     continue;
                 }
                 Err(e) => {
                     self.io.record_failure("read", &path, &e);
+                    self.pre.put_back(chunk);
                     break;
                 }
             };
@@ -167,9 +171,16 @@ impl Store {
             self.settle();
             self.io.sync_root();
             if self.io.counters().write_errors.get() != errors {
+                // Kept for the next migration while its file is there; gone with the directory,
+                // its lines are accounted on the batches' side (written, dropped or lost there).
+                if self.io.fs().exists(&path) {
+                    self.pre.put_back(chunk);
+                } else {
+                    self.pre.migrated(&mut self.io, chunk);
+                }
                 break;
             }
-            self.pre.migrated_oldest(&mut self.io);
+            self.pre.migrated(&mut self.io, chunk);
         }
         self.batches.set_sync_on_seal(false);
     }
