@@ -205,6 +205,9 @@ fn an_initial_not_granted_consent_drops_everything() {
     assert_eq!(storage.counters().dropped_consent.get(), 5);
 }
 
+/// A file's path and contents.
+type SavedFile = (std::path::PathBuf, Vec<u8>);
+
 /// The directory is removed while a chunk is being migrated (after its read), and the chunks after
 /// it come back (restored from a backup): the writer recreates the directory without an error.
 /// The chunk being migrated must be the one removed from the buffer, not the next one (whose lines
@@ -216,7 +219,7 @@ fn a_directory_removed_during_a_migration_loses_only_what_went_with_it() {
     let config = pending_config(dir.path(), 64 * 1024);
     let root = dir.path().join(rum_native::core::storage::RUM_DIR);
     let state = fs.state.clone();
-    let saved: Arc<Mutex<Vec<(std::path::PathBuf, Vec<u8>)>>> = Arc::default();
+    let saved: Arc<Mutex<Vec<SavedFile>>> = Arc::default();
     let (saved_in_hook, root_in_hook) = (saved.clone(), root.clone());
     let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
     fs.after_change = Some(Arc::new(move || {
