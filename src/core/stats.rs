@@ -174,6 +174,10 @@ macro_rules! for_each_counter_set {
                 /// delete, release): logged and counted, never thrown; the batch stays for a later
                 /// call.
                 upload_errors,
+                /// Documents dropped before the writer because what waited for it in memory passed
+                /// its bound (a stalled disk). Never received by the writer, so not in the
+                /// conservation identity.
+                dropped_backlog,
             }
         }
     };
