@@ -178,6 +178,10 @@ macro_rules! for_each_counter_set {
                 /// its bound (a stalled disk). Never received by the writer, so not in the
                 /// conservation identity.
                 dropped_backlog,
+                /// Lines of batch files or pre-consent chunks found at open that were not one JSON
+                /// document each (invalid UTF-8, binary garbage, NUL runs, empty lines, other
+                /// JSON): never handed to an uploader.
+                invalid_lines_dropped,
             }
         }
     };

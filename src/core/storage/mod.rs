@@ -41,6 +41,7 @@ pub mod json;
 mod lease;
 mod limits;
 mod names;
+mod ndjson;
 mod pre_consent;
 mod reader;
 mod recovery;
@@ -219,7 +220,10 @@ impl Storage {
                 // this one again; the claim goes stale and the read is retried later.
                 Err(e) => return Err(StorageError::io("read", claim.path, e)),
             };
-            let (body, event_count) = reader::reduce_views(segment::whole_lines(&data));
+            let whole = segment::whole_lines(&data);
+            // Only a batch found at open with lines that are not documents: never the writer's.
+            let filtered = claim.filter.then(|| ndjson::keep_documents(whole).0);
+            let (body, event_count) = reader::reduce_views(filtered.as_deref().unwrap_or(whole));
             if event_count == 0 {
                 let _ = self.apply_or_defer(deadline, Deferred::Discard(claim.id));
                 continue;

@@ -16,6 +16,7 @@ use super::error::StorageError;
 use super::fs::Fs;
 use super::limits::Limits;
 use super::names::FileId;
+use super::ndjson;
 use super::pre_consent::PreConsent;
 use super::recovery;
 use super::segment::whole_lines;
@@ -163,7 +164,12 @@ impl Store {
             let errors = self.io.counters().write_errors.get();
             let now = self.io.now();
             for line in whole_lines(&data).split_inclusive(|&b| b == b'\n') {
-                self.batches.append_line(&mut self.io, line, now);
+                // A chunk found at open may hold anything (see `ndjson`).
+                if ndjson::is_document(&line[..line.len() - 1]) {
+                    self.batches.append_line(&mut self.io, line, now);
+                } else {
+                    self.io.counters().invalid_lines_dropped.incr();
+                }
             }
             if self.batches.write_out_active(&mut self.io) {
                 self.batches.sync_active(&mut self.io);
@@ -205,6 +211,14 @@ impl Store {
     /// A claimed batch with no whole line in it: it goes.
     pub fn discard_empty(&mut self, id: FileId) {
         self.batches.discard_empty(&mut self.io, id);
+    }
+
+    /// Checks one batch found at open (see [`Batches::check_next_adopted`]); false when none is
+    /// left.
+    pub fn check_next_adopted(&mut self) -> bool {
+        let more = self.batches.check_next_adopted(&mut self.io);
+        self.settle();
+        more
     }
 
     /// Publishes the gauges to the shared counters.

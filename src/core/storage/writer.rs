@@ -89,6 +89,9 @@ const SCRATCH_KEEP: usize = 256 * 1024;
 
 impl Writer {
     fn run(mut self, rx: Receiver<Msg>) {
+        // First: the lines of the batches an earlier process left are checked here, not on the
+        // caller's thread (one batch per hold of the store, so the upload side is not held up).
+        while self.check_next_adopted_guarded() {}
         let mut last_message = Instant::now();
         loop {
             // Everything queued, taken under one lock of the channel.
@@ -143,6 +146,16 @@ impl Writer {
                 }
             }
         }
+    }
+
+    fn check_next_adopted_guarded(&self) -> bool {
+        catch_unwind(AssertUnwindSafe(|| {
+            let mut store = self.shared.lock();
+            let more = store.check_next_adopted();
+            store.publish();
+            more
+        }))
+        .unwrap_or(false)
     }
 
     /// `f` on the store, then publish; a panic in it is caught like one in [`Self::handle_guarded`].
