@@ -1,8 +1,8 @@
 //! What waits in memory for the writer: the channel is unbounded (a send never blocks the JS
 //! thread), so a disk that blocks instead of failing would let it grow without limit. Each
 //! document is weighed when it is sent (a cheap estimate of what it holds in memory); past
-//! [`WRITER_BACKLOG_MAX_BYTES`] new documents are dropped at the door, counted and warned about
-//! once, and the caller never waits.
+//! [`WRITER_BACKLOG_QUOTAS`] disk quotas new documents are dropped at the door, counted and warned
+//! about once, and the caller never waits.
 
 use std::mem::size_of;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -10,7 +10,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::core::config::WRITER_BACKLOG_MAX_BYTES;
+#[cfg(doc)]
+use crate::core::config::WRITER_BACKLOG_QUOTAS;
 use crate::core::document::{Common, Document};
 use crate::core::event::Attributes;
 use crate::core::stats::StorageCounters;
@@ -25,10 +26,6 @@ pub(crate) struct Backlog {
 }
 
 impl Backlog {
-    pub fn new(counters: Arc<StorageCounters>) -> Self {
-        Self::with_max(counters, WRITER_BACKLOG_MAX_BYTES)
-    }
-
     pub fn with_max(counters: Arc<StorageCounters>, max: u64) -> Self {
         Self { bytes: AtomicU64::new(0), max, counters, warned: AtomicBool::new(false) }
     }

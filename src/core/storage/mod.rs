@@ -66,7 +66,9 @@ pub use reader::Batch;
 pub use segment::WRITE_CHUNK;
 pub use writer::FlushOutcome;
 
-use crate::core::config::{Config, TrackingConsent, UPLOAD_LOCK_WAIT_MS};
+use crate::core::config::{
+    Config, TrackingConsent, UPLOAD_LOCK_WAIT_MS, WRITER_BACKLOG_MIN_BYTES, WRITER_BACKLOG_QUOTAS,
+};
 use crate::core::document::Document;
 use crate::core::seam::{DocumentSink, SinkError};
 use crate::core::stats::StorageCounters;
@@ -86,9 +88,9 @@ const UPLOAD_LOCK_WAIT: Duration = Duration::from_millis(UPLOAD_LOCK_WAIT_MS);
 pub struct StorageOptions {
     pub clock: WallClock,
     pub fs: Arc<dyn Fs>,
-    /// The bound of what waits in memory for the writer; None is
-    /// [`WRITER_BACKLOG_MAX_BYTES`](crate::core::config::WRITER_BACKLOG_MAX_BYTES) (tests use a
-    /// small one).
+    /// The bound of what waits in memory for the writer, bytes; None is
+    /// [`WRITER_BACKLOG_QUOTAS`] times `diskQuotaBytes`, at least
+    /// [`WRITER_BACKLOG_MIN_BYTES`] (tests set a small one).
     pub backlog_max: Option<u64>,
 }
 
@@ -132,11 +134,10 @@ impl Storage {
         let counters = Arc::new(StorageCounters::default());
         let limits = Limits::from_config(config);
         let store = Store::open(options.fs, options.clock.clone(), limits, counters.clone(), &root)?;
-        let backlog = Arc::new(
-            options
-                .backlog_max
-                .map_or_else(|| Backlog::new(counters.clone()), |max| Backlog::with_max(counters.clone(), max)),
-        );
+        let backlog_max = options
+            .backlog_max
+            .unwrap_or(config.disk_quota_bytes.saturating_mul(WRITER_BACKLOG_QUOTAS).max(WRITER_BACKLOG_MIN_BYTES));
+        let backlog = Arc::new(Backlog::with_max(counters.clone(), backlog_max));
         let shared = Arc::new(Shared::new(store, counters, options.clock, config.event_max_bytes, lease));
         // Unbounded, so a send never blocks the JS thread; `backlog` bounds it in bytes.
         let (tx, rx) = flume::unbounded();
