@@ -3,6 +3,7 @@
 mod storage_support;
 
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use rum_native::core::config::{Config, TrackingConsent};
 use rum_native::core::seam::DocumentSink;
@@ -202,4 +203,58 @@ fn an_initial_not_granted_consent_drops_everything() {
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     assert!(batch_files(storage.directory()).is_empty());
     assert_eq!(storage.counters().dropped_consent.get(), 5);
+}
+
+/// A file's path and contents.
+type SavedFile = (std::path::PathBuf, Vec<u8>);
+
+/// The directory is removed while a chunk is being migrated (after its read), and the chunks after
+/// it come back (restored from a backup): the writer recreates the directory without an error.
+/// The chunk being migrated must be the one removed from the buffer, not the next one (whose lines
+/// would then be deleted without ever reaching a batch).
+#[test]
+fn a_directory_removed_during_a_migration_loses_only_what_went_with_it() {
+    let (dir, clock) = setup();
+    let mut fs = FaultFs::new();
+    let config = pending_config(dir.path(), 64 * 1024);
+    let root = dir.path().join(rum_native::core::storage::RUM_DIR);
+    let state = fs.state.clone();
+    let saved: Arc<Mutex<Vec<SavedFile>>> = Arc::default();
+    let (saved_in_hook, root_in_hook) = (saved.clone(), root.clone());
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    fs.after_change = Some(Arc::new(move || {
+        let reads = state
+            .0
+            .lock()
+            .unwrap()
+            .log
+            .iter()
+            .filter(|(op, p, _)| *op == Op::Read && p.to_string_lossy().contains(PENDING_DIR))
+            .count();
+        let saved = saved_in_hook.lock().unwrap();
+        if reads == 2 && !saved.is_empty() && !done.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            std::fs::remove_dir_all(&root_in_hook).unwrap();
+            std::fs::create_dir_all(root_in_hook.join(PENDING_DIR)).unwrap();
+            for (path, data) in saved.iter().skip(2) {
+                std::fs::write(path, data).unwrap();
+            }
+        }
+    }));
+    let storage = Storage::open(&config, fault_options(&clock, &fs)).unwrap();
+    write_actions(&storage.sink(), 0..60, 350);
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    let chunks: Vec<_> = buffer_files(&root).into_iter().map(|p| (p.clone(), std::fs::read(p).unwrap())).collect();
+    assert!(chunks.len() >= 4, "{} chunks", chunks.len());
+    let first_kept: u64 = seqs_in(&chunks[1].1)[0];
+    *saved.lock().unwrap() = chunks;
+
+    storage.sink().consent_changed(TrackingConsent::Granted).unwrap();
+    storage.flush(TIMEOUT);
+    // The lost batch failed the migration: what is left moves at the next one.
+    storage.sink().consent_changed(TrackingConsent::Granted).unwrap();
+    storage.flush(TIMEOUT);
+    let got = uploaded_seqs(&storage);
+    assert_eq!(got, (first_kept..60).collect::<Vec<_>>(), "the chunks that came back are migrated, none skipped");
+    let c = storage.counters();
+    assert_eq!(c.documents_received.get(), c.events_accounted(), "every document counted once");
 }

@@ -8,7 +8,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
 
 use rum_native::core::config::Config;
-use rum_native::core::storage::{FlushOutcome, Storage, StorageError};
+use rum_native::core::storage::{FlushOutcome, Storage, StorageError, StorageOptions};
 use storage_support::*;
 
 #[test]
@@ -340,4 +340,36 @@ fn open_reports_a_directory_it_cannot_create() {
         Err(e @ StorageError::Config(_)) => assert!(e.to_string().contains("diskQuotaBytes"), "{e}"),
         other => panic!("{other:?}"),
     }
+}
+
+/// A disk that blocks (not fails): what waits in memory for the writer stays under its bound, the
+/// rest is dropped and counted at the door, and the caller never waits.
+#[test]
+fn a_stalled_disk_bounds_what_waits_in_memory() {
+    let (dir, clock) = setup();
+    let fs = FaultFs::new();
+    let config = small_config(dir.path());
+    let options = StorageOptions { backlog_max: Some(64 * 1024), ..fault_options(&clock, &fs) };
+    let storage = Storage::open(&config, options).unwrap();
+    fs.block_writes(true);
+    let sink = storage.sink();
+    write_actions(&sink, 0..1, 350);
+    wait_until("the writer to block on the disk", || fs.writes_waiting() == 1);
+
+    let sent = 5_000u64;
+    write_actions(&sink, 1..sent, 350); // returns: no send waits for the disk
+    let c = storage.counters();
+    let dropped = c.dropped_backlog.get();
+    // ~1 KiB a document in memory: about 64 of them fit under 64 KiB.
+    assert!(dropped > sent - 200, "dropped {dropped} of {sent}");
+
+    fs.block_writes(false);
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    assert_eq!(c.documents_received.get() + dropped, sent, "every document is either received or dropped at the door");
+    assert_eq!(c.documents_received.get(), c.events_accounted());
+    // Room again once the writer took what waited.
+    let before = c.documents_received.get();
+    write_actions(&sink, sent..sent + 10, 350);
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    assert_eq!(c.documents_received.get(), before + 10);
 }

@@ -161,3 +161,43 @@ fn sealed_batches_are_recovered_by_seq_after_a_restart_mid_burst() {
     let storage = open(&config, &clock);
     assert_eq!(uploaded_seqs(&storage), (0..50).collect::<Vec<_>>());
 }
+
+/// Whatever an earlier process (or a bad disk) left in a batch file, an uploader receives strict
+/// NDJSON: every line one JSON document. The rest is dropped and counted once.
+#[test]
+fn lines_that_are_not_documents_never_reach_an_uploader() {
+    let (dir, clock) = setup();
+    let root = rum(dir.path());
+    let mut data = lines(0..2);
+    data.extend_from_slice(b"\n\0\0\0\0\0\0\n\xff\xfe binary \x01\x02\n[1,2,3]\n\"a string\"\n{\"unterminated\":\n");
+    data.extend_from_slice(b"{\"bad\":\"\xc3\x28\"}\n");
+    data.extend_from_slice(&lines(2..4));
+    std::fs::write(root.join(format!("batch-{T0}-0.ndjson")), &data).unwrap();
+
+    let storage = open(&small_config(dir.path()), &clock);
+    let batch = storage.next_batch().unwrap().expect("the batch");
+    assert_eq!(seqs_in(&batch.body), vec![0, 1, 2, 3]);
+    assert_eq!(batch.event_count, 4);
+    for line in batch.body.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        let text = std::str::from_utf8(line).expect("UTF-8");
+        assert!(serde_json::from_str::<serde_json::Value>(text).unwrap().is_object());
+    }
+    let c = storage.counters();
+    assert_eq!(c.invalid_lines_dropped.get(), 7);
+    storage.complete_batch(&batch.id, true).unwrap();
+    assert_eq!(c.events_delivered.get(), 4);
+    // Counted once: the writer's check and the claim do not both count it.
+    assert_eq!(c.invalid_lines_dropped.get(), 7);
+}
+
+/// A clean batch found at open is handed out as it is, whichever of the writer and the claim
+/// checks it first.
+#[test]
+fn a_clean_batch_found_at_open_is_handed_out_whole() {
+    let (dir, clock) = setup();
+    let root = rum(dir.path());
+    std::fs::write(root.join(format!("batch-{T0}-0.ndjson")), lines(0..5)).unwrap();
+    let storage = open(&small_config(dir.path()), &clock);
+    assert_eq!(uploaded_seqs(&storage), (0..5).collect::<Vec<_>>());
+    assert_eq!(storage.counters().invalid_lines_dropped.get(), 0);
+}

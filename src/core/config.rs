@@ -52,6 +52,20 @@ pub const CLAIM_TIMEOUT_MS: u64 = 10 * 60 * 1000;
 /// timeout instead of hanging the UI thread.
 pub const FLUSH_TIMEOUT_MS: u32 = 2_000;
 
+/// Documents sent to the writer and not yet taken by it are bounded by this many disk quotas
+/// (`diskQuotaBytes`), by an estimate of what they hold in memory: 8 MiB with the defaults. The
+/// backlog grows while a burst outpaces the writer, and without limit while the disk blocks
+/// instead of failing. The writer could never keep more than one quota on disk anyway (a longer
+/// backlog evicts its own oldest part once written), so nothing it could have kept is dropped; the
+/// second quota leaves room for the estimate's error. Past it, new documents are dropped and
+/// counted (`droppedBacklog`); the caller never waits.
+pub const WRITER_BACKLOG_QUOTAS: u64 = 2;
+
+/// The writer's backlog bound is never below this (twice the default quota), so a small
+/// `diskQuotaBytes` does not turn an ordinary burst into drops at the door: eviction, not the
+/// backlog, decides what a small quota keeps.
+pub const WRITER_BACKLOG_MIN_BYTES: u64 = WRITER_BACKLOG_QUOTAS * DISK_QUOTA_BYTES;
+
 /// `nextBatch()` and `completeBatch()` wait at most this long for the writer, which holds the
 /// directory while it writes. They run on the UI thread: a healthy write (64 KiB) takes far less,
 /// so past one 60 Hz frame the disk is stalled, and `nextBatch()` returns nothing for now (the

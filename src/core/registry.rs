@@ -19,6 +19,7 @@ use super::ids::is_uuid;
 use super::pipeline::Pipeline;
 use super::seam::DocumentSink;
 use super::stats::DispatchCounters;
+use super::storage::fs::{create_private_dir_all, normalize_lexically};
 use super::storage::{Storage, StorageError, StorageOptions};
 
 /// What every thread's handle of one directory shares.
@@ -31,6 +32,7 @@ pub struct Shared {
 static OPEN: Lazy<Mutex<HashMap<PathBuf, Weak<Shared>>>> = Lazy::new(|| Mutex::new(HashMap::new()));
 
 /// Why a pipeline could not be opened.
+#[derive(Debug)]
 pub enum AttachError {
     /// The directory cannot be created or resolved.
     Dir(String),
@@ -48,8 +50,10 @@ pub enum AttachError {
 /// writer, up to the new pipeline's `flushTimeoutMs`, instead of failing at once: the caller only
 /// dropped a pipeline and made a new one.
 pub fn attach(mut config: Config) -> Result<Arc<Shared>, AttachError> {
-    std::fs::create_dir_all(&config.storage_dir)
-        .map_err(|e| AttachError::Dir(format!("cannot create {}: {e}", config.storage_dir.display())))?;
+    // Lexically first: `base/x/../s` must not create `base/x` on the way.
+    let dir = normalize_lexically(&config.storage_dir);
+    create_private_dir_all(&dir).map_err(|e| AttachError::Dir(format!("cannot create {}: {e}", dir.display())))?;
+    config.storage_dir = dir;
     let canonical = canonical(&config.storage_dir)?;
     config.storage_dir = canonical.clone();
     let deadline = Instant::now() + Duration::from_millis(config.flush_timeout_ms.into());

@@ -179,6 +179,14 @@ macro_rules! for_each_counter_set {
                 /// delete, release): logged and counted, never thrown; the batch stays for a later
                 /// call.
                 upload_errors,
+                /// Documents dropped before the writer because what waited for it in memory passed
+                /// its bound (a stalled disk). Never received by the writer, so not in the
+                /// conservation identity.
+                dropped_backlog,
+                /// Lines of batch files or pre-consent chunks found at open that were not one JSON
+                /// document each (invalid UTF-8, binary garbage, NUL runs, empty lines, other
+                /// JSON): never handed to an uploader.
+                invalid_lines_dropped,
             }
         }
     };

@@ -73,7 +73,7 @@ impl FakeClock {
 }
 
 pub fn options(clock: &FakeClock) -> StorageOptions {
-    StorageOptions { clock: clock.wall(), fs: Arc::new(RealFs) }
+    StorageOptions { clock: clock.wall(), fs: Arc::new(RealFs), backlog_max: None }
 }
 
 pub fn open(config: &Config, clock: &FakeClock) -> Storage {
@@ -439,7 +439,7 @@ impl Fs for FaultFs {
 }
 
 pub fn fault_options(clock: &FakeClock, fs: &FaultFs) -> StorageOptions {
-    StorageOptions { clock: clock.wall(), fs: Arc::new(fs.clone()) }
+    StorageOptions { clock: clock.wall(), fs: Arc::new(fs.clone()), backlog_max: None }
 }
 
 /// A storage with [`small_config`] on a fresh directory, over the fault file system.

@@ -20,7 +20,8 @@ use super::error::StorageError;
 use super::fs::remove_if_exists;
 use super::limits::Limits;
 use super::names::FileId;
-use super::segment::{OpenFile, Tally, WriteFailure, WRITE_CHUNK};
+use super::ndjson::keep_documents;
+use super::segment::{whole_lines, OpenFile, Tally, WriteFailure, WRITE_CHUNK};
 use crate::core::stats::StorageCounters;
 
 /// Why a sealed batch was deleted before upload (DESIGN.md: quota, count, age, oversize).
@@ -73,12 +74,28 @@ pub(crate) struct Entry {
     /// delete is tried again when its claim would go stale (this process only: after a restart
     /// the batch is uploaded again).
     pub delivered: bool,
+    /// Whether its lines are known to be documents (see `ndjson`).
+    pub check: Check,
+}
+
+/// What is known of a sealed batch's lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Check {
+    /// Written by this storage: every line is a document.
+    Clean,
+    /// Found at open, not read yet: the writer checks it first thing, a claim before it is
+    /// handed out if the writer has not got to it.
+    Unchecked,
+    /// Holds lines that are not documents (counted when found): the reader drops them.
+    Dirty,
 }
 
 /// A batch renamed to its claimed name, to be read outside the store's lock.
 pub(crate) struct Claim {
     pub id: FileId,
     pub path: PathBuf,
+    /// Its lines must go through `ndjson::keep_documents` before they are handed out.
+    pub filter: bool,
 }
 
 pub(crate) struct Batches {
@@ -245,8 +262,13 @@ impl Batches {
     /// Turns a closed active batch into a sealed entry (or removes it when nothing of it is left).
     fn close(&mut self, io: &mut IoContext, active: OpenFile, residue: u64) {
         let on_disk = active.seg.on_disk();
-        let entry =
-            Entry { bytes: on_disk.bytes + residue, events: on_disk.events, claimed_ms: None, delivered: false };
+        let entry = Entry {
+            bytes: on_disk.bytes + residue,
+            events: on_disk.events,
+            claimed_ms: None,
+            delivered: false,
+            check: Check::Clean,
+        };
         if on_disk.events == 0 && residue == 0 {
             if active.seg.has_file() && !io.remove(active.seg.path()) {
                 self.entries.insert(active.id, entry);
@@ -371,6 +393,11 @@ impl Batches {
                 next = self.oldest_unclaimed();
             }
             let Some(id) = next else { return Ok(None) };
+            if self.entries.get(&id).is_some_and(|e| e.check == Check::Unchecked) {
+                self.check(io, id)?;
+                continue; // it may be gone now
+            }
+            let filter = self.entries.get(&id).is_some_and(|e| e.check == Check::Dirty);
             let from = io.batch_path(id);
             let to = io.claimed_path(id, now);
             match io.fs().rename(&from, &to) {
@@ -379,7 +406,7 @@ impl Batches {
                         e.claimed_ms = Some(now);
                     }
                     io.counters().batches_claimed.incr();
-                    return Ok(Some(Claim { id, path: to }));
+                    return Ok(Some(Claim { id, path: to, filter }));
                 }
                 Err(e) if e.kind() == io::ErrorKind::NotFound => self.forget(io, id),
                 Err(e) => return Err(StorageError::io("claim", from, e)),
@@ -473,6 +500,55 @@ impl Batches {
         if io.remove(&Self::path_of(io, id, &entry)) {
             self.forget(io, id);
         }
+    }
+
+    /// Checks the oldest batch found at open whose lines have not been checked yet (the writer
+    /// does this first thing, one batch per hold of the store). False when none is left.
+    pub fn check_next_adopted(&mut self, io: &mut IoContext) -> bool {
+        let Some(id) = self.entries.iter().find(|(_, e)| e.check == Check::Unchecked).map(|(id, _)| *id) else {
+            return false;
+        };
+        if let Err(e) = self.check(io, id) {
+            crate::log::warn(&format!("storage: {e}"));
+        }
+        true
+    }
+
+    /// Reads a batch found at open and counts the lines that are not documents: none → clean;
+    /// some → dirty (the reader drops them) and its events are the documents only. A read that
+    /// fails marks it dirty, so whatever is read later is filtered.
+    fn check(&mut self, io: &mut IoContext, id: FileId) -> Result<(), StorageError> {
+        let Some(entry) = self.entries.get(&id).copied() else { return Ok(()) };
+        let path = Self::path_of(io, id, &entry);
+        let data = match io.fs().read(&path) {
+            Ok(data) => data,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                self.forget(io, id);
+                return Ok(());
+            }
+            Err(e) => {
+                io.record_failure("read", &path, &e);
+                if let Some(entry) = self.entries.get_mut(&id) {
+                    entry.check = Check::Dirty;
+                }
+                return Err(StorageError::io("read", path, e));
+            }
+        };
+        let (_, dropped) = keep_documents(whole_lines(&data));
+        let Some(entry) = self.entries.get_mut(&id) else { return Ok(()) };
+        if dropped == 0 {
+            entry.check = Check::Clean;
+            return Ok(());
+        }
+        entry.check = Check::Dirty;
+        let dropped = dropped.min(entry.events);
+        entry.events -= dropped;
+        self.events = self.events.saturating_sub(dropped);
+        io.counters().invalid_lines_dropped.add(dropped);
+        io.warn_once(warn::DROP_INVALID, || {
+            format!("{} holds lines that are not JSON documents: they are not uploaded", path.display())
+        });
+        Ok(())
     }
 
     /// Publishes the gauges to the shared counters.

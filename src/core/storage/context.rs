@@ -34,6 +34,7 @@ pub(crate) mod warn {
     pub const DROP_OVERSIZE: u32 = 1 << 10;
     pub const DROP_PRE_CONSENT: u32 = 1 << 11;
     pub const DROP_SERIALIZE: u32 = 1 << 12;
+    pub const DROP_INVALID: u32 = 1 << 13;
 }
 
 /// The error recorded for a file removed while it was open.

@@ -2,10 +2,10 @@
 //! inject a full disk, a removed directory or a denied permission at any step, and watch every
 //! write (the quota property test checks the directory after each one).
 
-use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::fs::{self, DirBuilder, File, OpenOptions, Permissions};
 use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-use std::path::Path;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Component, Path, PathBuf};
 
 /// Batch and buffer files are readable by the app only.
 pub const FILE_MODE: u32 = 0o600;
@@ -31,7 +31,8 @@ pub trait AppendFile: Send {
 
 /// The file operations of the storage. Paths are absolute or relative to the process directory.
 pub trait Fs: Send + Sync {
-    /// Creates the directory and its parents, owner-only.
+    /// Creates the directory and its parents, owner-only. The directory itself must be a real
+    /// directory, not a symbolic link to one.
     fn create_dir_all(&self, path: &Path) -> io::Result<()>;
     /// Creates a new file (failing if it exists), owner-only, opened for appending.
     fn create_new(&self, path: &Path) -> io::Result<Box<dyn AppendFile>>;
@@ -49,7 +50,12 @@ pub trait Fs: Send + Sync {
     fn sync_dir(&self, path: &Path) -> io::Result<()>;
 }
 
-/// The real file system.
+/// The real file system. It never goes through a symbolic link inside the storage: before every
+/// operation the directory of the path (`rum/` or `rum/pending/`) is checked to be a real
+/// directory (lstat), and a file read or truncated must be a regular file, not a link or a FIFO.
+/// std cannot open a directory and work relative to it (no `openat`) without `libc`, so the
+/// check is made by path, before each use: a link put in place in between is not caught, which
+/// needs the app's own user (the directory is 0700).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RealFs;
 
@@ -71,19 +77,23 @@ impl AppendFile for RealFile {
 
 impl Fs for RealFs {
     fn create_dir_all(&self, path: &Path) -> io::Result<()> {
-        DirBuilder::new().recursive(true).mode(DIR_MODE).create(path)
+        create_private_dir_all(path)?;
+        real_dir(path)
     }
 
     fn create_new(&self, path: &Path) -> io::Result<Box<dyn AppendFile>> {
+        real_parent(path)?;
         let file = OpenOptions::new().append(true).create_new(true).mode(FILE_MODE).open(path)?;
         Ok(Box::new(RealFile(file)))
     }
 
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        regular_file(path)?;
         fs::read(path)
     }
 
     fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>> {
+        real_dir(path)?;
         let mut out = Vec::new();
         for entry in fs::read_dir(path)? {
             let entry = entry?;
@@ -95,24 +105,127 @@ impl Fs for RealFs {
     }
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        real_parent(from)?;
+        real_parent(to)?;
         fs::rename(from, to)
     }
 
     fn remove_file(&self, path: &Path) -> io::Result<()> {
+        real_parent(path)?;
         fs::remove_file(path)
     }
 
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
+        regular_file(path)?;
         OpenOptions::new().write(true).open(path)?.set_len(len)
     }
 
     fn exists(&self, path: &Path) -> bool {
-        path.exists()
+        real_parent(path).is_ok() && fs::symlink_metadata(path).is_ok()
     }
 
     fn sync_dir(&self, path: &Path) -> io::Result<()> {
+        real_dir(path)?;
         File::open(path)?.sync_all()
     }
+}
+
+/// `path` is a directory itself, not a symbolic link to one (nor anything else).
+fn real_dir(path: &Path) -> io::Result<()> {
+    let meta = fs::symlink_metadata(path)?;
+    if meta.file_type().is_symlink() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is a symbolic link; the storage does not follow links", path.display()),
+        ));
+    }
+    if !meta.is_dir() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a directory", path.display())));
+    }
+    Ok(())
+}
+
+/// The directory of `path` is a real directory.
+fn real_parent(path: &Path) -> io::Result<()> {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => real_dir(dir),
+        _ => Ok(()),
+    }
+}
+
+/// `path` is a regular file (not a link, a FIFO or a directory) in a real directory.
+fn regular_file(path: &Path) -> io::Result<()> {
+    real_parent(path)?;
+    if !fs::symlink_metadata(path)?.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a regular file", path.display())));
+    }
+    Ok(())
+}
+
+/// `path` with `.` dropped and each `..` taking away the component before it, without asking the
+/// file system: `base/x/../s` is `base/s`, so creating it does not create `base/x` on the way.
+/// (A `..` after a symbolic link means the link's parent here, not its target's.) Leading `..`
+/// of a relative path stay; `/..` is `/`.
+pub fn normalize_lexically(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => match out.components().next_back() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(".."),
+            },
+            other => out.push(other),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+/// Creates `path` and each missing parent with mode [`DIR_MODE`] whatever the umask (each new
+/// directory is chmod-ed after it is made); existing directories are left as they are. A
+/// component that exists but is not a directory, or is a symbolic link to nothing, is an error
+/// that says so (instead of the bare "File exists" of `mkdir`).
+pub fn create_private_dir_all(path: &Path) -> io::Result<()> {
+    let mut prefix = PathBuf::new();
+    for c in path.components() {
+        prefix.push(c);
+        if matches!(c, Component::RootDir | Component::Prefix(_) | Component::CurDir | Component::ParentDir) {
+            continue;
+        }
+        match fs::metadata(&prefix) {
+            Ok(meta) if meta.is_dir() => continue,
+            Ok(_) => return Err(not_a_dir(&prefix)),
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            Err(_) => {}
+        }
+        if let Ok(target) = fs::read_link(&prefix) {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("{} is a symbolic link to {}, which does not exist", prefix.display(), target.display()),
+            ));
+        }
+        match DirBuilder::new().mode(DIR_MODE).create(&prefix) {
+            Ok(()) => fs::set_permissions(&prefix, Permissions::from_mode(DIR_MODE))?,
+            // Made by someone else meanwhile: fine if it is a directory.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                if !fs::metadata(&prefix).is_ok_and(|m| m.is_dir()) {
+                    return Err(not_a_dir(&prefix));
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+fn not_a_dir(path: &Path) -> io::Error {
+    io::Error::new(io::ErrorKind::AlreadyExists, format!("{} exists and is not a directory", path.display()))
 }
 
 /// Removes a file; one that is already gone counts as removed.
@@ -120,5 +233,24 @@ pub(crate) fn remove_if_exists(fs: &dyn Fs, path: &Path) -> io::Result<()> {
     match fs.remove_file(path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalizes_without_asking_the_file_system() {
+        for (given, want) in [
+            ("/base/x/../s", "/base/s"),
+            ("/base/./s/", "/base/s"),
+            ("/../a", "/a"),
+            ("a/../../b", "../b"),
+            ("a/..", "."),
+            ("../a/b/..", "../a"),
+        ] {
+            assert_eq!(normalize_lexically(Path::new(given)), PathBuf::from(want), "{given}");
+        }
     }
 }

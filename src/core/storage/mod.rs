@@ -32,6 +32,7 @@
 //! # Ok::<(), rum_native::core::storage::StorageError>(())
 //! ```
 
+mod backlog;
 mod batches;
 mod context;
 mod error;
@@ -40,6 +41,7 @@ pub mod json;
 mod lease;
 mod limits;
 mod names;
+mod ndjson;
 mod pre_consent;
 mod reader;
 mod recovery;
@@ -64,11 +66,14 @@ pub use reader::Batch;
 pub use segment::WRITE_CHUNK;
 pub use writer::FlushOutcome;
 
-use crate::core::config::{Config, TrackingConsent, UPLOAD_LOCK_WAIT_MS};
+use crate::core::config::{
+    Config, TrackingConsent, UPLOAD_LOCK_WAIT_MS, WRITER_BACKLOG_MIN_BYTES, WRITER_BACKLOG_QUOTAS,
+};
 use crate::core::document::Document;
 use crate::core::seam::{DocumentSink, SinkError};
 use crate::core::stats::StorageCounters;
 use crate::log;
+use backlog::Backlog;
 use lease::DirLease;
 use limits::Limits;
 use shared::{Deferred, Shared};
@@ -83,11 +88,15 @@ const UPLOAD_LOCK_WAIT: Duration = Duration::from_millis(UPLOAD_LOCK_WAIT_MS);
 pub struct StorageOptions {
     pub clock: WallClock,
     pub fs: Arc<dyn Fs>,
+    /// The bound of what waits in memory for the writer, bytes; None is
+    /// [`WRITER_BACKLOG_QUOTAS`] times `diskQuotaBytes`, at least
+    /// [`WRITER_BACKLOG_MIN_BYTES`] (tests set a small one).
+    pub backlog_max: Option<u64>,
 }
 
 impl Default for StorageOptions {
     fn default() -> Self {
-        Self { clock: system_clock(), fs: Arc::new(RealFs) }
+        Self { clock: system_clock(), fs: Arc::new(RealFs), backlog_max: None }
     }
 }
 
@@ -101,6 +110,7 @@ impl fmt::Debug for StorageOptions {
 pub struct Storage {
     shared: Arc<Shared>,
     tx: Sender<Msg>,
+    backlog: Arc<Backlog>,
     writer: Mutex<Option<JoinHandle<()>>>,
     flush_timeout: Duration,
     root: PathBuf,
@@ -124,15 +134,21 @@ impl Storage {
         let counters = Arc::new(StorageCounters::default());
         let limits = Limits::from_config(config);
         let store = Store::open(options.fs, options.clock.clone(), limits, counters.clone(), &root)?;
+        let backlog_max = options
+            .backlog_max
+            .unwrap_or(config.disk_quota_bytes.saturating_mul(WRITER_BACKLOG_QUOTAS).max(WRITER_BACKLOG_MIN_BYTES));
+        let backlog = Arc::new(Backlog::with_max(counters.clone(), backlog_max));
         let shared = Arc::new(Shared::new(store, counters, options.clock, config.event_max_bytes, lease));
+        // Unbounded, so a send never blocks the JS thread; `backlog` bounds it in bytes.
         let (tx, rx) = flume::unbounded();
         // First in the channel, so no document is handled before the consent is known.
         let _ = tx.send(Msg::Consent(config.tracking_consent));
         let tick = Duration::from_millis(config.batch_window_ms.clamp(1, 60_000));
-        let handle = writer::spawn(shared.clone(), rx, tick).map_err(StorageError::Spawn)?;
+        let handle = writer::spawn(shared.clone(), rx, tick, backlog.clone()).map_err(StorageError::Spawn)?;
         Ok(Storage {
             shared,
             tx,
+            backlog,
             writer: Mutex::new(Some(handle)),
             flush_timeout: Duration::from_millis(u64::from(config.flush_timeout_ms)),
             root,
@@ -142,7 +158,7 @@ impl Storage {
     /// A cheap, cloneable handle for the dispatcher (`Arc<dyn DocumentSink>`). It outlives the
     /// storage harmlessly: after shutdown its calls return [`SinkError::Closed`].
     pub fn sink(&self) -> StorageSink {
-        StorageSink { tx: self.tx.clone() }
+        StorageSink { tx: self.tx.clone(), backlog: self.backlog.clone() }
     }
 
     /// Returns once every document sent before is written and the active batch is sealed (so
@@ -205,7 +221,10 @@ impl Storage {
                 // this one again; the claim goes stale and the read is retried later.
                 Err(e) => return Err(StorageError::io("read", claim.path, e)),
             };
-            let (body, event_count) = reader::reduce_views(segment::whole_lines(&data));
+            let whole = segment::whole_lines(&data);
+            // Only a batch found at open with lines that are not documents: never the writer's.
+            let filtered = claim.filter.then(|| ndjson::keep_documents(whole).0);
+            let (body, event_count) = reader::reduce_views(filtered.as_deref().unwrap_or(whole));
             if event_count == 0 {
                 let _ = self.apply_or_defer(deadline, Deferred::Discard(claim.id));
                 continue;
@@ -299,6 +318,7 @@ impl Drop for Storage {
 #[derive(Clone)]
 pub struct StorageSink {
     tx: Sender<Msg>,
+    backlog: Arc<Backlog>,
 }
 
 impl fmt::Debug for StorageSink {
@@ -308,8 +328,17 @@ impl fmt::Debug for StorageSink {
 }
 
 impl DocumentSink for StorageSink {
+    /// A document past the writer's backlog bound is dropped and counted (`droppedBacklog`), not
+    /// an error: the caller must not wait, and a stalled disk is the storage's fault to report.
     fn write(&self, doc: Document) -> Result<(), SinkError> {
-        self.tx.send(Msg::Doc(doc)).map_err(|_| SinkError::Closed)
+        let weight = backlog::weigh(&doc);
+        if !self.backlog.admit(weight) {
+            return Ok(());
+        }
+        self.tx.send(Msg::Doc(doc, weight)).map_err(|_| {
+            self.backlog.release(weight);
+            SinkError::Closed
+        })
     }
 
     fn consent_changed(&self, consent: TrackingConsent) -> Result<(), SinkError> {

@@ -69,7 +69,10 @@ impl PreConsent {
         self.chunks.push_back(chunk);
     }
 
-    fn pop_oldest(&mut self) -> Option<Chunk> {
+    /// Takes the oldest closed chunk out of the buffer (a migration holds it while its lines move,
+    /// so a [`PreConsent::resync`] meanwhile cannot count it lost, nor make another chunk the
+    /// oldest in its place).
+    pub fn pop_oldest(&mut self) -> Option<Chunk> {
         let chunk = self.chunks.pop_front()?;
         self.closed_bytes -= chunk.bytes;
         self.closed_events -= chunk.events;
@@ -79,6 +82,13 @@ impl PreConsent {
     /// The oldest closed chunk.
     pub fn oldest(&self) -> Option<Chunk> {
         self.chunks.front().copied()
+    }
+
+    /// A chunk taken by [`PreConsent::pop_oldest`] whose migration failed: the oldest again.
+    pub fn put_back(&mut self, chunk: Chunk) {
+        self.closed_bytes += chunk.bytes;
+        self.closed_events += chunk.events;
+        self.chunks.push_front(chunk);
     }
 
     /// Keeps one serialized, `\n`-terminated line while consent is pending.
@@ -177,19 +187,15 @@ impl PreConsent {
         io.warn_once(warn::DROP_PRE_CONSENT, || "pre-consent buffer full: its oldest half is dropped".into());
     }
 
-    /// The oldest chunk's file is gone: it is forgotten, its events counted as lost.
-    pub fn forget_oldest(&mut self, io: &IoContext) {
-        if let Some(chunk) = self.pop_oldest() {
-            io.counters().lost_events_external.add(chunk.events);
-        }
+    /// A chunk taken for migration whose file is gone: its events are counted as lost.
+    pub fn forget(&mut self, io: &IoContext, chunk: Chunk) {
+        io.counters().lost_events_external.add(chunk.events);
     }
 
-    /// The oldest chunk's lines are in batches now: it goes.
-    pub fn migrated_oldest(&mut self, io: &mut IoContext) {
-        if let Some(chunk) = self.pop_oldest() {
-            io.remove(&self.path(chunk.id));
-            io.counters().pre_consent_migrated.add(chunk.events);
-        }
+    /// A chunk taken for migration whose lines are in batches now: its file goes.
+    pub fn migrated(&mut self, io: &mut IoContext, chunk: Chunk) {
+        io.remove(&self.path(chunk.id));
+        io.counters().pre_consent_migrated.add(chunk.events);
     }
 
     /// Consent not granted: the buffer is dropped.

@@ -7,7 +7,7 @@
 use std::io;
 use std::path::Path;
 
-use super::batches::{Batches, Entry};
+use super::batches::{Batches, Check, Entry};
 use super::context::IoContext;
 use super::error::StorageError;
 use super::names::{FileId, FileName};
@@ -40,7 +40,11 @@ pub(crate) fn recover(
         let path = root.join(&entry.name);
         let Some(found) = adopt_file(io, &path) else { continue };
         let claimed_ms = claimed_ms.and_then(|ms| release_if_stale(io, id, ms, now, claim_timeout_ms));
-        batches.adopt(id, Entry { bytes: found.bytes, events: found.events, claimed_ms, delivered: false });
+        // Its lines are checked on the writer thread (`Batches::check_next_adopted`), not here on
+        // the caller's.
+        let entry =
+            Entry { bytes: found.bytes, events: found.events, claimed_ms, delivered: false, check: Check::Unchecked };
+        batches.adopt(id, entry);
         io.counters().batches_recovered.incr();
     }
     max_seq = max_seq.max(adopt_pre_consent(io, pre));

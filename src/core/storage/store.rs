@@ -16,6 +16,7 @@ use super::error::StorageError;
 use super::fs::Fs;
 use super::limits::Limits;
 use super::names::FileId;
+use super::ndjson;
 use super::pre_consent::PreConsent;
 use super::recovery;
 use super::segment::whole_lines;
@@ -143,23 +144,32 @@ impl Store {
             return;
         }
         self.batches.set_sync_on_seal(true);
-        while let Some(chunk) = self.pre.oldest() {
+        // The chunk is out of the buffer while its lines move: if the directory goes meanwhile,
+        // the resync of `settle` must neither count it lost (its lines are in batches) nor leave
+        // the next chunk in its place to be deleted as migrated.
+        while let Some(chunk) = self.pre.pop_oldest() {
             let path = self.pre.path(chunk.id);
             let data = match self.io.fs().read(&path) {
                 Ok(data) => data,
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    self.pre.forget_oldest(&self.io);
+                    self.pre.forget(&self.io, chunk);
                     continue;
                 }
                 Err(e) => {
                     self.io.record_failure("read", &path, &e);
+                    self.pre.put_back(chunk);
                     break;
                 }
             };
             let errors = self.io.counters().write_errors.get();
             let now = self.io.now();
             for line in whole_lines(&data).split_inclusive(|&b| b == b'\n') {
-                self.batches.append_line(&mut self.io, line, now);
+                // A chunk found at open may hold anything (see `ndjson`).
+                if ndjson::is_document(&line[..line.len() - 1]) {
+                    self.batches.append_line(&mut self.io, line, now);
+                } else {
+                    self.io.counters().invalid_lines_dropped.incr();
+                }
             }
             if self.batches.write_out_active(&mut self.io) {
                 self.batches.sync_active(&mut self.io);
@@ -167,9 +177,16 @@ impl Store {
             self.settle();
             self.io.sync_root();
             if self.io.counters().write_errors.get() != errors {
+                // Kept for the next migration while its file is there; gone with the directory,
+                // its lines are accounted on the batches' side (written, dropped or lost there).
+                if self.io.fs().exists(&path) {
+                    self.pre.put_back(chunk);
+                } else {
+                    self.pre.migrated(&mut self.io, chunk);
+                }
                 break;
             }
-            self.pre.migrated_oldest(&mut self.io);
+            self.pre.migrated(&mut self.io, chunk);
         }
         self.batches.set_sync_on_seal(false);
     }
@@ -194,6 +211,14 @@ impl Store {
     /// A claimed batch with no whole line in it: it goes.
     pub fn discard_empty(&mut self, id: FileId) {
         self.batches.discard_empty(&mut self.io, id);
+    }
+
+    /// Checks one batch found at open (see [`Batches::check_next_adopted`]); false when none is
+    /// left.
+    pub fn check_next_adopted(&mut self) -> bool {
+        let more = self.batches.check_next_adopted(&mut self.io);
+        self.settle();
+        more
     }
 
     /// Publishes the gauges to the shared counters.

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use flume::{Receiver, RecvTimeoutError, Sender};
 
+use super::backlog::Backlog;
 use super::context::warn;
 use super::json;
 use super::shared::Shared;
@@ -34,7 +35,8 @@ pub enum FlushOutcome {
 // Nearly every message is a document; boxing it would cost the JS thread an allocation per send.
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum Msg {
-    Doc(Document),
+    /// A document and its weight in the writer's backlog (released when it is taken).
+    Doc(Document, u64),
     Consent(TrackingConsent),
     /// Write everything sent before, seal the active batch (and fsync if `sync`), then answer.
     Flush {
@@ -47,14 +49,20 @@ pub(crate) enum Msg {
     },
 }
 
-pub(crate) fn spawn(shared: Arc<Shared>, rx: Receiver<Msg>, tick: Duration) -> std::io::Result<JoinHandle<()>> {
+pub(crate) fn spawn(
+    shared: Arc<Shared>,
+    rx: Receiver<Msg>,
+    tick: Duration,
+    backlog: Arc<Backlog>,
+) -> std::io::Result<JoinHandle<()>> {
     thread::Builder::new().name("rum-writer".into()).spawn(move || {
-        Writer { shared, consent: TrackingConsent::Pending, scratch: Vec::new(), tick, now: 0 }.run(rx);
+        Writer { shared, backlog, consent: TrackingConsent::Pending, scratch: Vec::new(), tick, now: 0 }.run(rx);
     })
 }
 
 struct Writer {
     shared: Arc<Shared>,
+    backlog: Arc<Backlog>,
     /// Set by the first message, which `open` sends with the configured consent.
     consent: TrackingConsent,
     /// Reused serialization buffer.
@@ -81,6 +89,9 @@ const SCRATCH_KEEP: usize = 256 * 1024;
 
 impl Writer {
     fn run(mut self, rx: Receiver<Msg>) {
+        // First: the lines of the batches an earlier process left are checked here, not on the
+        // caller's thread (one batch per hold of the store, so the upload side is not held up).
+        while self.check_next_adopted_guarded() {}
         let mut last_message = Instant::now();
         loop {
             // Everything queued, taken under one lock of the channel.
@@ -137,6 +148,16 @@ impl Writer {
         }
     }
 
+    fn check_next_adopted_guarded(&self) -> bool {
+        catch_unwind(AssertUnwindSafe(|| {
+            let mut store = self.shared.lock();
+            let more = store.check_next_adopted();
+            store.publish();
+            more
+        }))
+        .unwrap_or(false)
+    }
+
     /// `f` on the store, then publish; a panic in it is caught like one in [`Self::handle_guarded`].
     fn with_store_guarded(&self, f: fn(&mut Store)) {
         let done = catch_unwind(AssertUnwindSafe(|| {
@@ -167,7 +188,10 @@ impl Writer {
     /// Returns true to stop.
     fn handle(&mut self, msg: Msg) -> bool {
         match msg {
-            Msg::Doc(doc) => self.on_document(doc),
+            Msg::Doc(doc, weight) => {
+                self.backlog.release(weight);
+                self.on_document(doc);
+            }
             Msg::Consent(consent) => {
                 self.consent = consent;
                 let mut store = self.shared.lock();

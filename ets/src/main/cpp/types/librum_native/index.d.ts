@@ -285,6 +285,18 @@ export interface PipelineStats {
    * call.
    */
   uploadErrors: number
+  /**
+   * Documents dropped before the writer because what waited for it in memory passed
+   * its bound (a stalled disk). Never received by the writer, so not in the
+   * conservation identity.
+   */
+  droppedBacklog: number
+  /**
+   * Lines of batch files or pre-consent chunks found at open that were not one JSON
+   * document each (invalid UTF-8, binary garbage, NUL runs, empty lines, other
+   * JSON): never handed to an uploader.
+   */
+  invalidLinesDropped: number
 }
 
 /** A RUM pipeline on this JS thread: capture, adaptive dispatch, coalescing, batch writer. */
