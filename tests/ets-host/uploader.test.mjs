@@ -14,8 +14,9 @@ async function filledMonitor(t, count, batchMaxBytes) {
     applicationId: 'app-upload',
     keepAliveIntervalMs: 0,
     // Small batches: the pipeline accepts batchMaxBytes down to eventMaxBytes (synced-message
-    // documents are under 1 KiB).
-    pipeline: { batchMaxBytes, eventMaxBytes: 4096 }
+    // documents are ~1.3 KB with the device and app context). 3,700 of them are ~4.9 MB, above
+    // the default 4 MiB disk quota: room for all, as the test wants every one delivered.
+    pipeline: { batchMaxBytes, eventMaxBytes: 4096, diskQuotaBytes: 8 * 1024 * 1024 }
   });
   t.after(() => m.stop());
   m.startView('inbox', 'Inbox');

@@ -44,7 +44,13 @@ test('3,700 actions built on the TaskPool reach the pipeline in one call, each o
     proto.addActions = original;
   });
 
-  const m = RumMonitor.create(fakeContext(tempDir()), { applicationId: 'app-worker', keepAliveIntervalMs: 0 });
+  // 3,700 documents of ~1.3 KB (with the device and app context) are ~4.9 MB: above the default
+  // 4 MiB disk quota, which would evict the oldest batches before they are read here.
+  const m = RumMonitor.create(fakeContext(tempDir()), {
+    applicationId: 'app-worker',
+    keepAliveIntervalMs: 0,
+    pipeline: { diskQuotaBytes: 8 * 1024 * 1024 }
+  });
   t.after(() => m.stop());
   m.startView('inbox', 'Inbox');
   m.addActions(actions);

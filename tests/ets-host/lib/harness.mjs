@@ -16,6 +16,12 @@ export const tempDir = (prefix = 'rum-ets-host-data-') => tmpDir(undefined, pref
 
 const stub = (name) => pathToFileURL(join(STUBS_DIR, name)).href;
 
+/**
+ * A run-time stand-in module (`kit.NetworkKit.mjs`, ...), the same instance the built facade
+ * imports: tests drive the platform through it (connection.host, display.host, ...).
+ */
+export const importStub = (name) => import(stub(name));
+
 let loading = null;
 
 /**

@@ -1,4 +1,5 @@
 /* Stand-in for the SDK's kits/@kit.NetworkKit.d.ts (subset). */
+import connection from './@ohos.net.connection';
 import http from './@ohos.net.http';
 
-export { http };
+export { connection, http };

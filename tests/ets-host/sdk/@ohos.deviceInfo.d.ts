@@ -7,6 +7,10 @@ declare namespace deviceInfo {
   const displayVersion: string;
   const osFullName: string;
   const sdkApiVersion: number;
+  const abiList: string;
+  const majorVersion: number;
+  const distributionOSName: string;
+  const distributionOSVersion: string;
 }
 
 export default deviceInfo;

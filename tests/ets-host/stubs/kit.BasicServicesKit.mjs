@@ -4,7 +4,8 @@
 //                node:zlib: windowBits > 15 writes a gzip stream, 8..15 zlib, < 0 raw deflate;
 //                one deflate(FINISH) call with room enough compresses the whole input, as
 //                the uploader uses it;
-//   deviceInfo — fixed values of a phone.
+//   deviceInfo — the values of a phone; a test may change them (deviceInfo.deviceType = 'tablet')
+//                and put them back with resetDeviceInfo().
 import * as nodeZlib from 'node:zlib';
 
 const CompressLevel = {
@@ -87,12 +88,26 @@ export const zlib = {
   streams
 };
 
-export const deviceInfo = {
+const DEVICE_INFO = Object.freeze({
   deviceType: 'phone',
   brand: 'HUAWEI',
   marketName: 'HUAWEI Mate 60',
   productModel: 'ALN-AL00',
   osFullName: 'HarmonyOS-5.0.0.120',
   displayVersion: 'ALN-AL00 5.0.0.120',
-  sdkApiVersion: 12
-};
+  sdkApiVersion: 12,
+  abiList: 'arm64-v8a',
+  majorVersion: 5,
+  distributionOSName: 'HarmonyOS',
+  distributionOSVersion: '5.0.0'
+});
+
+export const deviceInfo = { ...DEVICE_INFO };
+
+/** Restores deviceInfo's phone values (drops fields a test added). */
+export function resetDeviceInfo() {
+  for (const key of Object.keys(deviceInfo)) {
+    delete deviceInfo[key];
+  }
+  Object.assign(deviceInfo, DEVICE_INFO);
+}
