@@ -10,20 +10,25 @@ import { spawn, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { SCENARIOS, UPLOADER, BASELINE_LIMITS, SCALE_STORAGE, ATTRIBUTE_CHARS, scenarioByName } from './scenarios.mjs';
+import { SCENARIOS, UPLOADER, BASELINE_LIMITS, SCALE_STORAGE, ATTRIBUTE_CHARS, VARIANTS, scenarioByName } from './scenarios.mjs';
+import { JS_QUEUE_LIMITS } from './jsqueue.mjs';
+import { MAIN_THREAD_SOURCE } from './cpu.mjs';
 import { REPO_ROOT, defaultLibraryPath } from './variants.mjs';
 import { startIntake } from './intake.mjs';
-import { buildEntries, distributionLines, headlineTable, judgeTargets, targetLines, summarize } from './report.mjs';
+import { buildEntries, distributionLines, headlineTable, judgeTargets, jsQueueTargetLines, targetLines, summarize } from './report.mjs';
 import { stallsSvg } from './svg.mjs';
 
 const SAMPLE_JS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'sample.mjs');
-const QUICK_RATE_MS = 2_000;
+const QUICK_RATE_MS = 1_000;
 
 const USAGE = `usage: scripts/burst [--quick] [--samples N] [--only a,b] [--out DIR] [--storage DIR] [--check]
 
 Measures the RUM burst scenarios of DESIGN.md ("Measuring") in Node.js against
 target/release/librum_native.so (or $RUM_NATIVE_LIB), side by side with the pure-JS
-baseline and the copy-only floor, and prints the table.
+baseline (the pre-queue SDK), the JS queue (the reference change's dispatch queue and
+view coalescing in plain JS) and the copy-only floor, and prints the table: stalls,
+frames, CPU of the UI (main) thread and of the whole process, bytes written, intake
+delivery, RSS and loss, with native's ratios against the baseline and the JS queue.
 
   --quick        1 sample per variant; the 12 s rate scenarios run for ${QUICK_RATE_MS / 1000} s
   --samples N    samples per variant (default 5)
@@ -130,7 +135,7 @@ function plan(opts, hasFloor) {
 function guessMs(s, opts) {
   if (s.kind === 'rate') return (opts.rateDurationMs ?? s.durationMs) + 1_000;
   if (s.kind === 'intake') return 4_500;
-  if (s.kind === 'scale') return s.actions / 10;
+  if (s.kind === 'scale' || (s.kind === 'cpu' && s.actions > 10_000)) return s.actions / 10;
   return 1_500;
 }
 
@@ -188,8 +193,9 @@ async function main() {
   const runs = plan(opts, probe.floor);
   const records = new Map(); // scenario name → { variant → [record] }
   const failed = [];
-  const timelines = { baseline: [], native: [] };
+  const timelines = { baseline: [], jsqueue: [], native: [] };
   const nativeStats = {};
+  const jsQueueStats = {};
   const spent = new Map();
   const started = performance.now();
   const tty = process.stderr.isTTY;
@@ -232,13 +238,15 @@ async function main() {
 
   const labelSuffix = (s) => (s.kind === 'rate' && opts.rateDurationMs ? ` (quick: ${opts.rateDurationMs / 1000} s)` : '');
   const scenarios = opts.scenarios.flatMap((s) => buildEntries(s, records.get(s.name) ?? {}, labelSuffix(s)));
-  for (const s of opts.scenarios) {
-    const recs = records.get(s.name)?.native?.filter((r) => r.ok && r.stats) ?? [];
-    if (!recs.length) continue;
-    const key = s.metrics[0].key;
-    const med = summarize(recs.map((r) => r.metrics[key])).median;
-    const pick = recs.reduce((a, r) => (Math.abs(r.metrics[key] - med) < Math.abs(a.metrics[key] - med) ? r : a));
-    nativeStats[s.name] = { sample: pick.index + 1, ...pick.stats };
+  for (const [variant, into] of [['native', nativeStats], ['jsqueue', jsQueueStats]]) {
+    for (const s of opts.scenarios) {
+      const recs = records.get(s.name)?.[variant]?.filter((r) => r.ok && r.stats) ?? [];
+      if (!recs.length) continue;
+      const key = s.metrics[0].key;
+      const med = summarize(recs.map((r) => r.metrics[key])).median;
+      const pick = recs.reduce((a, r) => (Math.abs(r.metrics[key] - med) < Math.abs(a.metrics[key] - med) ? r : a));
+      into[s.name] = { sample: pick.index + 1, ...pick.stats };
+    }
   }
   const targets = judgeTargets(scenarios);
   machine.load_after = os.loadavg().map((x) => Math.round(x * 100) / 100);
@@ -254,6 +262,11 @@ async function main() {
       rate_shortened: Boolean(opts.rateDurationMs),
       uploader: UPLOADER,
       baseline_limits: BASELINE_LIMITS,
+      js_queue_limits: JS_QUEUE_LIMITS,
+      main_thread_cpu: MAIN_THREAD_SOURCE === 'schedstat' ? '/proc/self/task/<pid>/schedstat (ns)'
+        : MAIN_THREAD_SOURCE === 'stat' ? '/proc/self/task/<pid>/stat utime+stime (clock ticks)' : null,
+      process_cpu: 'process.cpuUsage() (user + system, all threads)',
+      bytes_written: 'stats().bytesWritten: bytes appended to batch files, all files (MB = 10^6 bytes)',
       scale_storage: SCALE_STORAGE,
       storage_dir: opts.storage,
       order: 'round-robin: each round runs every scenario once per variant, the variant order rotating per round',
@@ -261,6 +274,7 @@ async function main() {
     scenarios,
     targets,
     native_stats: nativeStats,
+    jsqueue_stats: jsQueueStats,
     failed_samples: failed,
     sample_details: Object.fromEntries([...records].map(([name, byV]) => [name, Object.fromEntries(Object.entries(byV).map(([v, rs]) => [v, rs.map((r) => ({ index: r.index, load1: r.load1, ok: r.ok, wall_ms: r.wall_ms, metrics: r.metrics, details: r.details }))]))])),
     duration_s: Math.round((performance.now() - started) / 100) / 10,
@@ -276,13 +290,15 @@ async function main() {
     return tl.reduce((a, x) => (Math.abs(x.longest - m) < Math.abs(a.longest - m) ? x : a));
   };
   const b = median(timelines.baseline);
+  const q = median(timelines.jsqueue);
   const n = median(timelines.native);
   const svgWritten = opts.scenarios.some((s) => s.timeline);
   if (svgWritten) {
     fs.writeFileSync(path.join(opts.out, 'stalls.svg'), stallsSvg([
       { title: 'baseline — the pre-queue SDK in JS (serialize + open/append/close per document)', points: b.points, longestMs: b.longest },
+      { title: 'JS queue — the reference change in JS (4 ms turn budget, 4 ms slices, one view per slice)', points: q.points, longestMs: q.longest },
       { title: 'native — librum_native.so (4 ms turn budget, queued slices, writer thread)', points: n.points, longestMs: n.longest },
-    ], `Median-stall sample of ${timelines.native.length} (native) and ${timelines.baseline.length} (baseline); ${machine.cpus} CPUs, Node ${process.version}.`));
+    ], `Median-stall sample of ${timelines.native.length} (native), ${timelines.jsqueue.length} (JS queue) and ${timelines.baseline.length} (baseline); ${machine.cpus} CPUs, Node ${process.version}.`));
   }
 
   const loads = [...records.values()].flatMap((byV) => Object.values(byV).flat().map((r) => r.load1));
@@ -292,11 +308,16 @@ async function main() {
   console.log(`\n${table}\n`);
   console.log(`Distribution (median / p95 / max, then every sample in run order):\n${distributionLines(scenarios)}\n`);
   console.log(`Targets (timings judged on medians, counts on every sample):\n${targetLines(targets)}\n`);
+  console.log(`Native ahead of the JS queue on stall, UI-thread CPU, total CPU and bytes written (medians; native vs JS queue):\n${jsQueueTargetLines(targets)}\n`);
   for (const [name, st] of Object.entries(nativeStats)) {
     const pairs = Object.entries(st).filter(([k]) => k !== 'sample').map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : v}`);
     console.log(`native stats, ${name} (sample ${st.sample}): ${pairs.join(' ')}`);
   }
-  const slow = scenarios.flatMap((e) => ['baseline', 'native', 'floor'].flatMap((v) => (e[v]?.slow_samples?.length ? [`${e.name} ${e.metric} ${v} sample(s) ${e[v].slow_samples.map((x) => x + 1).join(',')}`] : [])));
+  for (const [name, st] of Object.entries(jsQueueStats)) {
+    const pairs = Object.entries(st).filter(([k]) => k !== 'sample').map(([k, v]) => `${k}=${v}`);
+    console.log(`JS queue stats, ${name} (sample ${st.sample}): ${pairs.join(' ')}`);
+  }
+  const slow = scenarios.flatMap((e) => VARIANTS.flatMap((v) => (e[v]?.slow_samples?.length ? [`${e.name} ${e.metric} ${v} sample(s) ${e[v].slow_samples.map((x) => x + 1).join(',')}`] : [])));
   if (slow.length) console.log(`\nSamples over twice their median (kept): ${slow.join('; ')}`);
   for (const f of failed) console.log(`\nFAILED ${f.scenario} ${f.variant} #${f.index + 1} (load ${f.load1}): ${f.error}${f.stderr_tail ? `\n${f.stderr_tail}` : ''}`);
   console.log(`\nWrote ${path.relative(process.cwd(), path.join(opts.out, 'report.json'))}${svgWritten ? `, ${path.relative(process.cwd(), path.join(opts.out, 'stalls.svg'))}` : ''} and table.md in ${Math.round(report.duration_s)} s.`);

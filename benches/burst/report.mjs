@@ -1,6 +1,8 @@
 // Turns samples into report entries, the headline table, the distribution lines and the targets.
 // Ratios are computed from medians of one run; no figure here is anything but measured.
 
+import { VARIANTS, VARIANT_LABELS } from './scenarios.mjs';
+
 /** Median, nearest-rank p95 and max of the finite values; failed samples (null) are not values. */
 export function summarize(values) {
   const ok = values.filter((v) => typeof v === 'number' && Number.isFinite(v)).sort((a, b) => a - b);
@@ -26,12 +28,15 @@ export function buildEntries(scenario, runs, labelSuffix = '') {
       better: metric.better,
       table: metric.table !== false,
     };
-    for (const variant of ['baseline', 'native', 'floor']) {
+    for (const variant of VARIANTS) {
       const applies = scenario.variants.includes(variant) && !(variant === 'floor' && metric.floor === false);
       const records = runs[variant];
       entry[variant] = applies && records ? variantSummary(records, metric.key) : null;
     }
-    Object.assign(entry, ratio(entry));
+    Object.assign(entry, ratio(entry.baseline, entry.native, entry.better, 'baseline'));
+    const q = ratio(entry.jsqueue, entry.native, entry.better, 'JS queue');
+    entry.ratio_jsqueue = q.ratio;
+    entry.ratio_jsqueue_text = q.ratio_text;
     return entry;
   });
 }
@@ -49,14 +54,15 @@ function variantSummary(records, key) {
   };
 }
 
-function ratio({ baseline, native, better }) {
-  const b = baseline?.median;
+/** Native against a reference variant (`name` says which in the text): reference ÷ native for costs. */
+function ratio(reference, native, better, name) {
+  const b = reference?.median;
   const n = native?.median;
   if (typeof b !== 'number' || typeof n !== 'number') return { ratio: null, ratio_text: '—' };
   if (better === 'higher') {
-    if (b === 0) return { ratio: null, ratio_text: n === 0 ? 'equal' : 'baseline 0' };
+    if (b === 0) return { ratio: null, ratio_text: n === 0 ? 'equal' : `${name} 0` };
     const r = n / b;
-    return { ratio: round(r), ratio_text: `${fmtRatio(r)} ${r >= 1 ? 'more' : 'of baseline'}` };
+    return { ratio: round(r), ratio_text: `${fmtRatio(r)} ${r >= 1 ? 'more' : `of ${name}`}` };
   }
   if (n === 0) return { ratio: null, ratio_text: b === 0 ? 'equal (0)' : 'native 0' };
   const r = b / n;
@@ -82,11 +88,11 @@ export function fmtValue(v, unit) {
 /** The headline table, in the reference change's shape: medians, one row per headline metric. */
 export function headlineTable(entries, samples) {
   const rows = [
-    `| Scenario (median of ${samples} sample${samples === 1 ? '' : 's'}) | Baseline | Native | Floor | Ratio (baseline : native) |`,
-    '|---|---:|---:|---:|---|',
+    `| Scenario (median of ${samples} sample${samples === 1 ? '' : 's'}) | ${VARIANTS.map((v) => VARIANT_LABELS[v]).join(' | ')} | Ratio (baseline : native) | Ratio (JS queue : native) |`,
+    `|---|${VARIANTS.map(() => '---:').join('|')}|---|---|`,
   ];
   for (const e of entries.filter((x) => x.table)) {
-    rows.push(`| ${e.label} | ${cell(e.baseline, e.unit)} | ${cell(e.native, e.unit)} | ${cell(e.floor, e.unit)} | ${e.ratio_text} |`);
+    rows.push(`| ${e.label} | ${VARIANTS.map((v) => cell(e[v], e.unit)).join(' | ')} | ${e.ratio_text} | ${e.ratio_jsqueue_text} |`);
   }
   return rows.join('\n');
 }
@@ -102,7 +108,7 @@ export function distributionLines(entries) {
   const lines = [];
   for (const e of entries) {
     lines.push(`${e.name} ${e.metric}${e.unit ? ` (${e.unit})` : ''}`);
-    for (const variant of ['baseline', 'native', 'floor']) {
+    for (const variant of VARIANTS) {
       const v = e[variant];
       if (!v) continue;
       const samples = v.samples.map((x) => (x === null ? 'FAILED' : fmtValue(x, ''))).join(', ');
@@ -205,10 +211,56 @@ export function judgeTargets(entries) {
       measured: `${large === null ? '—' : large.toFixed(2)} µs per action at 100,000 against ${small === null ? '—' : small.toFixed(2)} µs at 3,700`,
     });
   }
+  t.push(...aheadOfJsQueue(get));
   return t;
+}
+
+/**
+ * "Native ahead of the JS queue on stall, UI-thread CPU, total CPU and bytes written, at 1,000,
+ * 3,700 and 37,000 actions and at 300 and 3,000 actions/s": one target per load, met when the
+ * native median is below the JS queue's median on all four. The bursts take the stall from
+ * loop-N and the CPU and bytes from cpu-N (the same loop without a ticker); the rates take all
+ * four from their run, the stall being the busiest 60 Hz frame.
+ */
+export const JS_QUEUE_GROUP = 'ahead-of-jsqueue';
+const AHEAD = [
+  ['1,000 actions', [['loop-1000', 'longest_stall_ms'], ['cpu-1000', 'ui_thread_cpu_ms'], ['cpu-1000', 'sdk_cpu_ms'], ['cpu-1000', 'written_mb']]],
+  ['3,700 actions', [['loop-3700', 'longest_stall_ms'], ['cpu-3700', 'ui_thread_cpu_ms'], ['cpu-3700', 'sdk_cpu_ms'], ['cpu-3700', 'written_mb']]],
+  ['37,000 actions', [['loop-37000', 'longest_stall_ms'], ['cpu-37000', 'ui_thread_cpu_ms'], ['cpu-37000', 'sdk_cpu_ms'], ['cpu-37000', 'written_mb']]],
+  ['300 actions/s', [['rate-300-12s', 'longest_frame_busy_ms'], ['rate-300-12s', 'ui_thread_cpu_ms'], ['rate-300-12s', 'process_cpu_ms'], ['rate-300-12s', 'written_mb']]],
+  ['3,000 actions/s', [['rate-3000-12s', 'longest_frame_busy_ms'], ['rate-3000-12s', 'ui_thread_cpu_ms'], ['rate-3000-12s', 'process_cpu_ms'], ['rate-3000-12s', 'written_mb']]],
+];
+const AHEAD_WHAT = ['stall', 'UI-thread CPU', 'total CPU', 'bytes written'];
+
+function aheadOfJsQueue(get) {
+  return AHEAD.map(([load, parts]) => {
+    const figures = parts.map(([name, metric], i) => {
+      const e = get(name, metric);
+      const q = e?.jsqueue?.median ?? null;
+      const n = e?.native?.median ?? null;
+      const ahead = q === null || n === null ? null : n < q;
+      const mark = ahead === null ? 'no data' : ahead ? 'ahead' : 'NOT ahead';
+      return { what: AHEAD_WHAT[i], ahead, text: `${AHEAD_WHAT[i]} ${fmtValue(n, e?.unit ?? '')} vs ${fmtValue(q, e?.unit ?? '')} (${e?.ratio_jsqueue_text ?? '—'}, ${mark})` };
+    });
+    const pass = figures.some((f) => f.ahead === false) ? false : figures.every((f) => f.ahead === true) ? true : null;
+    return {
+      id: `${JS_QUEUE_GROUP}-${load.split(' ')[0].replace(',', '')}${load.includes('/s') ? '-per-s' : ''}`,
+      group: JS_QUEUE_GROUP,
+      target: `Native ahead of the JS queue at ${load} (stall, UI-thread CPU, total CPU, bytes written)`,
+      rule: `native median < JS queue median for ${parts.map(([n, m]) => `${n} ${m}`).join(', ')}`,
+      pass,
+      measured: `native vs JS queue: ${figures.map((f) => f.text).join('; ')}`,
+    };
+  });
 }
 
 export function targetLines(targets) {
   const mark = (p) => (p === true ? 'PASS' : p === false ? 'FAIL' : 'NO DATA');
-  return targets.map((t) => `${mark(t.pass).padEnd(7)} ${t.target} — ${t.measured}`).join('\n');
+  return targets.filter((t) => t.group !== JS_QUEUE_GROUP).map((t) => `${mark(t.pass).padEnd(7)} ${t.target} — ${t.measured}`).join('\n');
+}
+
+/** The JS-queue targets: met / NOT met per load, with the four figures (native vs JS queue). */
+export function jsQueueTargetLines(targets) {
+  const mark = (p) => (p === true ? 'met' : p === false ? 'NOT met' : 'no data');
+  return targets.filter((t) => t.group === JS_QUEUE_GROUP).map((t) => `${mark(t.pass).padEnd(7)} ${t.target.replace(/^Native ahead of the JS queue at /, '').replace(/ \(.*\)$/, '')} — ${t.measured.replace(/^native vs JS queue: /, '')}`).join('\n');
 }

@@ -2,11 +2,13 @@
 // sample). argv[2] is a JSON spec; the result is written as JSON to spec.resultPath, and the exit
 // code is 0 only if the sample completed.
 //
-// Every scenario calls the same `burst` function, so the loop body is identical for the three
-// variants; what differs is only the object whose addAction it calls.
+// Every scenario calls the same `burst` function, so the loop body is identical for every variant;
+// what differs is only the object whose addAction it calls.
 
 import fs from 'node:fs';
+import path from 'node:path';
 import { buildAttributes, scenarioByName, SCALE_STORAGE } from './scenarios.mjs';
+import { cpuNow, cpuSince, MAIN_THREAD_SOURCE } from './cpu.mjs';
 import { createTarget, loadNative, plain, REQUIRED_METHODS } from './variants.mjs';
 import { startFrameTicker, startGapTicker, sleep } from './ticker.mjs';
 import { Uploader } from './intake.mjs';
@@ -21,16 +23,42 @@ const nextTurn = () => new Promise((r) => setTimeout(r, 0));
 
 const WARM_UP_MS = 100;
 
-function setUp(spec, storage) {
+function setUp(spec, storage = scenarioByName(spec.scenario).storage) {
   const target = createTarget(spec.variant, { storageDir: spec.storageDir, libPath: spec.libPath, storage });
   target.startView('main', 'MessageListPage', { 'view.kind': 'list' });
   return { target, attrs: buildAttributes() };
 }
 
 function finish(target, extra = {}) {
-  const stats = target.variant === 'native' ? target.stats() : undefined;
+  const stats = target.variant === 'native' || target.variant === 'jsqueue' ? target.stats() : undefined;
   target.stop();
   return { ...extra, stats };
+}
+
+/**
+ * What the variant has written once flushed: `written_mb` (bytes appended to batch files, all
+ * files, counted by the SDK: stats().bytesWritten; 1 MB = 10^6 bytes) and, as a cross-check, the
+ * sum of the storage directory's files now (smaller once batches were evicted or uploaded).
+ * Nothing for the floor, which writes nothing.
+ */
+function written(target, spec) {
+  const bytes = target.bytesWritten();
+  if (typeof bytes !== 'number') return { metrics: {}, details: {} };
+  const documents = target.stats().documentsWritten;
+  return {
+    metrics: { written_mb: bytes / 1e6 },
+    details: { bytes_written: bytes, documents_written: typeof documents === 'number' ? documents : null, storage_dir_bytes: dirBytes(spec.storageDir) },
+  };
+}
+
+function dirBytes(dir) {
+  let sum = 0;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) sum += dirBytes(p);
+    else if (e.isFile()) sum += fs.statSync(p).size;
+  }
+  return sum;
 }
 
 /**
@@ -56,9 +84,10 @@ async function runLoop(scenario, spec) {
   const { target, attrs } = setUp(spec);
   const ticker = startGapTicker({ timeline: Boolean(scenario.timeline) });
   const { loopMs, drainedMs, seen, flush } = await watchedBurst(target, attrs, scenario.actions, ticker);
+  const w = written(target, spec);
   return finish(target, {
-    metrics: { longest_stall_ms: seen.longestMs, drained_ms: drainedMs },
-    details: { loop_ms: loopMs, ticks: seen.ticks, flush },
+    metrics: { longest_stall_ms: seen.longestMs, drained_ms: drainedMs, ...w.metrics },
+    details: { loop_ms: loopMs, ticks: seen.ticks, flush, ...w.details },
     timeline: seen.timeline,
   });
 }
@@ -69,6 +98,7 @@ async function runRate(scenario, spec) {
   const total = Math.round((scenario.rate * durationMs) / 1000);
   await sleep(WARM_UP_MS);
   const frames = startFrameTicker();
+  const c0 = cpuNow();
   const t0 = performance.now();
   let sent = 0;
   // Every 10 ms, send the actions due by now: a steady rate however late the timer fires.
@@ -86,9 +116,17 @@ async function runRate(scenario, spec) {
   await target.settle();
   const seen = frames.stop();
   const flush = target.flush();
+  const cpu = cpuSince(c0); // the whole run: the generator and the frame ticker (the same for every variant) included
+  const w = written(target, spec);
   return finish(target, {
-    metrics: { frames_over_16ms: seen.framesOver, longest_frame_busy_ms: seen.busiestMs },
-    details: { sent, duration_ms: durationMs, send_ms: sendMs, frames: seen.frames, longest_frame_gap_ms: seen.longestGapMs, flush },
+    metrics: {
+      frames_over_16ms: seen.framesOver, longest_frame_busy_ms: seen.busiestMs,
+      ui_thread_cpu_ms: cpu.threadMs, process_cpu_ms: cpu.processMs, ...w.metrics,
+    },
+    details: {
+      sent, duration_ms: durationMs, send_ms: sendMs, frames: seen.frames, longest_frame_gap_ms: seen.longestGapMs, flush,
+      main_thread_cpu_source: MAIN_THREAD_SOURCE, ...w.details,
+    },
   });
 }
 
@@ -96,25 +134,36 @@ async function runCpu(scenario, spec) {
   const { target, attrs } = setUp(spec);
   await sleep(WARM_UP_MS);
   await nextTurn();
-  const c0 = process.cpuUsage();
+  const c0 = cpuNow();
+  const u0 = process.cpuUsage();
   const t0 = performance.now();
   burst(target.sdk, scenario.actions, attrs);
   await target.settle();
   const flush = target.flush();
-  const c1 = process.cpuUsage(c0);
+  const u1 = process.cpuUsage(u0);
+  const used = cpuSince(c0);
   const wallMs = performance.now() - t0;
+  const w = written(target, spec);
   // Idle control: what this process burns doing nothing for as long (capped at 2 s, then scaled).
   const idleMs = Math.min(Math.max(wallMs, 50), 2_000);
-  const c2 = process.cpuUsage();
   const i0 = performance.now();
+  const c2 = cpuNow();
   await sleep(idleMs);
-  const idle = process.cpuUsage(c2);
-  const idleWall = performance.now() - i0;
-  const cpuMs = (c1.user + c1.system) / 1000;
-  const idleCpuMs = ((idle.user + idle.system) / 1000) * (wallMs / idleWall);
+  const idle = cpuSince(c2);
+  const scale = wallMs / (performance.now() - i0);
+  const idleProcessMs = idle.processMs * scale;
+  const idleThreadMs = idle.threadMs === null ? null : idle.threadMs * scale;
   return finish(target, {
-    metrics: { sdk_cpu_ms: cpuMs - idleCpuMs, flushed_ms: wallMs },
-    details: { process_cpu_ms: cpuMs, user_ms: c1.user / 1000, system_ms: c1.system / 1000, idle_control_cpu_ms: idleCpuMs, idle_control_wall_ms: idleWall, flush },
+    metrics: {
+      sdk_cpu_ms: used.processMs - idleProcessMs,
+      ui_thread_cpu_ms: used.threadMs === null ? null : used.threadMs - idleThreadMs,
+      flushed_ms: wallMs, ...w.metrics,
+    },
+    details: {
+      process_cpu_ms: used.processMs, main_thread_cpu_ms: used.threadMs, other_threads_cpu_ms: used.threadMs === null ? null : used.processMs - used.threadMs,
+      main_thread_cpu_source: MAIN_THREAD_SOURCE, user_ms: u1.user / 1000, system_ms: u1.system / 1000,
+      idle_control_cpu_ms: idleProcessMs, idle_control_main_thread_cpu_ms: idleThreadMs, idle_control_wall_ms: performance.now() - i0, flush, ...w.details,
+    },
   });
 }
 
@@ -136,10 +185,11 @@ async function runIntake(scenario, spec) {
     uploader.stop();
   }
   const lastUpload = uploader.cycles.filter((c) => c.sent > 0).at(-1);
+  const w = written(target, spec);
   return finish(target, {
-    metrics: { delivered_ms: lastUpload ? lastUpload.end - t0 : null },
+    metrics: { delivered_ms: lastUpload ? lastUpload.end - t0 : null, ...w.metrics },
     details: {
-      sent: scenario.actions, loop_ms: loopMs, flushed_ms: flushedAt - t0, flush,
+      sent: scenario.actions, loop_ms: loopMs, flushed_ms: flushedAt - t0, flush, ...w.details,
       batches_uploaded: uploader.batchesSent, upload_failures: uploader.failures,
       cycles: uploader.cycles.map((c) => ({ at_ms: Math.round(c.at - t0), sent: c.sent, empty: c.empty, failed: c.failed })),
     },
@@ -147,16 +197,17 @@ async function runIntake(scenario, spec) {
 }
 
 async function runScale(scenario, spec) {
-  const { target, attrs } = setUp(spec, SCALE_STORAGE);
+  const { target, attrs } = setUp(spec, scenario.storage ?? SCALE_STORAGE);
   const { loopMs, drainedMs, seen, flush } = await watchedBurst(target, attrs, scenario.actions, startGapTicker());
   const peakRssMb = process.resourceUsage().maxRSS / 1024; // before the read-back below
-  const metrics = { longest_stall_ms: seen.longestMs, peak_rss_mb: peakRssMb };
+  const w = written(target, spec); // before the read-back deletes the batches
+  const metrics = { longest_stall_ms: seen.longestMs, peak_rss_mb: peakRssMb, ...w.metrics };
   let readBack = null;
   if (target.variant !== 'floor') {
     readBack = readAll(target);
     metrics.actions_lost = scenario.actions - readBack.actions;
   }
-  return finish(target, { metrics, details: { loop_ms: loopMs, drained_ms: drainedMs, flush, read_back: readBack } });
+  return finish(target, { metrics, details: { loop_ms: loopMs, drained_ms: drainedMs, flush, read_back: readBack, ...w.details } });
 }
 
 const ACTION_LINE = /"type"\s*:\s*"action"/;

@@ -2,7 +2,11 @@
 // process (sample.mjs). A scenario lists the variants it applies to and the metrics it reports;
 // the first metric of each scenario is its row in the headline table unless `table` says otherwise.
 
-export const VARIANTS = ['baseline', 'native', 'floor'];
+/** Every variant, in the table's column order (variants.mjs says what each is). */
+export const VARIANTS = ['baseline', 'jsqueue', 'native', 'floor'];
+const SDKS = ['baseline', 'jsqueue', 'native']; // the variants that write documents
+
+export const VARIANT_LABELS = { baseline: 'Baseline', jsqueue: 'JS queue', native: 'Native', floor: 'Floor' };
 
 /** Seed SDK upload cadence (DESIGN.md "Measuring"; seeds/000): every 2 s, 20 batches, backoff ×2 ≤ 60 s. */
 export const UPLOADER = { periodMs: 2_000, maxBatchesPerCycle: 20, backoffFactor: 2, maxBackoffMs: 60_000 };
@@ -20,50 +24,69 @@ export const SCALE_STORAGE = { diskQuotaBytes: 1024 * 1024 * 1024, maxBatchFiles
 export const ATTRIBUTE_CHARS = 350;
 
 const stall = { key: 'longest_stall_ms', unit: 'ms', better: 'lower' };
+/** Bytes appended to batch files (stats().bytesWritten of every SDK variant), in 10^6 bytes. */
+const written = (what, table = false) => ({ key: 'written_mb', unit: 'MB', better: 'lower', table, floor: false, label: `${what}, bytes written` });
+const cpu = (actions, storage) => ({
+  name: `cpu-${actions}`, kind: 'cpu', actions, variants: VARIANTS, timeoutMs: actions > 10_000 ? 300_000 : 90_000, storage,
+  metrics: [
+    { key: 'sdk_cpu_ms', unit: 'ms', better: 'lower', label: `SDK CPU for the ${actions.toLocaleString('en-US')}-action burst, whole process (all threads)` },
+    { key: 'ui_thread_cpu_ms', unit: 'ms', better: 'lower', label: `SDK CPU for the ${actions.toLocaleString('en-US')}-action burst, UI (main) thread` },
+    written(`${actions.toLocaleString('en-US')}-action burst`, true),
+    { key: 'flushed_ms', unit: 'ms', better: 'lower', table: false, label: `${actions.toLocaleString('en-US')}-action burst, loop start to flushed (wall)` },
+  ],
+});
+const rate = (r) => {
+  const what = `${r.toLocaleString('en-US')} actions/s${r === 3_000 ? ' (10×)' : ''} for 12 s`;
+  return {
+    name: `rate-${r}-12s`, kind: 'rate', rate: r, durationMs: 12_000, variants: SDKS, timeoutMs: 90_000,
+    metrics: [
+      { key: 'frames_over_16ms', unit: '', better: 'lower', label: `${what}, frames over 16 ms` },
+      { key: 'longest_frame_busy_ms', unit: 'ms', better: 'lower', label: `${what}, busiest 60 Hz frame (main-thread stall)` },
+      { key: 'ui_thread_cpu_ms', unit: 'ms', better: 'lower', label: `${what}, UI (main) thread CPU, whole run` },
+      { key: 'process_cpu_ms', unit: 'ms', better: 'lower', label: `${what}, process CPU (all threads), whole run` },
+      written(what, true),
+    ],
+  };
+};
 
 export const SCENARIOS = [
   {
     name: 'loop-1000', kind: 'loop', actions: 1_000, variants: VARIANTS, timeoutMs: 60_000,
     metrics: [{ ...stall, label: '1,000 actions in one loop, longest main-thread stall' },
-      { key: 'drained_ms', unit: 'ms', better: 'lower', table: false, label: '1,000 actions in one loop, loop start to SDK idle' }],
+      { key: 'drained_ms', unit: 'ms', better: 'lower', table: false, label: '1,000 actions in one loop, loop start to SDK idle' },
+      written('1,000 actions in one loop')],
   },
   {
     name: 'loop-3700', kind: 'loop', actions: 3_700, variants: VARIANTS, timeoutMs: 60_000, timeline: true,
     metrics: [{ ...stall, label: '3,700 actions in one loop, longest main-thread stall' },
-      { key: 'drained_ms', unit: 'ms', better: 'lower', table: false, label: '3,700 actions in one loop, loop start to SDK idle' }],
+      { key: 'drained_ms', unit: 'ms', better: 'lower', table: false, label: '3,700 actions in one loop, loop start to SDK idle' },
+      written('3,700 actions in one loop')],
   },
+  rate(300),
+  rate(3_000),
+  cpu(1_000),
+  cpu(3_700),
+  cpu(37_000, SCALE_STORAGE),
   {
-    name: 'rate-300-12s', kind: 'rate', rate: 300, durationMs: 12_000, variants: ['baseline', 'native'], timeoutMs: 90_000,
-    metrics: [{ key: 'frames_over_16ms', unit: '', better: 'lower', label: '300 actions/s for 12 s, frames over 16 ms' },
-      { key: 'longest_frame_busy_ms', unit: 'ms', better: 'lower', table: false, label: '300 actions/s for 12 s, busiest 60 Hz frame' }],
-  },
-  {
-    name: 'rate-3000-12s', kind: 'rate', rate: 3_000, durationMs: 12_000, variants: ['baseline', 'native'], timeoutMs: 90_000,
-    metrics: [{ key: 'frames_over_16ms', unit: '', better: 'lower', label: '3,000 actions/s (10×) for 12 s, frames over 16 ms' },
-      { key: 'longest_frame_busy_ms', unit: 'ms', better: 'lower', table: false, label: '3,000 actions/s for 12 s, busiest 60 Hz frame' }],
-  },
-  {
-    name: 'cpu-3700', kind: 'cpu', actions: 3_700, variants: VARIANTS, timeoutMs: 90_000,
-    metrics: [{ key: 'sdk_cpu_ms', unit: 'ms', better: 'lower', label: 'SDK CPU for the 3,700-action burst' },
-      { key: 'flushed_ms', unit: 'ms', better: 'lower', table: false, label: '3,700-action burst, loop start to flushed (wall)' }],
-  },
-  {
-    name: 'intake-3700', kind: 'intake', actions: 3_700, variants: ['baseline', 'native'], timeoutMs: 120_000,
+    name: 'intake-3700', kind: 'intake', actions: 3_700, variants: SDKS, timeoutMs: 120_000,
     metrics: [{ key: 'actions_at_intake', unit: '', better: 'higher', label: '3,700 actions within one second, actions that reached the intake' },
       { key: 'duplicate_actions', unit: '', better: 'lower', table: false, label: '3,700 actions within one second, duplicate actions at the intake' },
-      { key: 'delivered_ms', unit: 'ms', better: 'lower', table: false, label: '3,700 actions within one second, burst start to last upload' }],
+      { key: 'delivered_ms', unit: 'ms', better: 'lower', table: false, label: '3,700 actions within one second, burst start to last upload' },
+      written('3,700 actions within one second')],
   },
   {
     name: 'loop-37000', kind: 'scale', actions: 37_000, variants: VARIANTS, timeoutMs: 300_000,
     metrics: [{ ...stall, label: '37,000 actions in one loop, longest main-thread stall' },
       { key: 'peak_rss_mb', unit: 'MB', better: 'lower', label: '37,000 actions in one loop, peak RSS' },
-      { key: 'actions_lost', unit: '', better: 'lower', label: '37,000 actions in one loop, actions lost', floor: false }],
+      { key: 'actions_lost', unit: '', better: 'lower', label: '37,000 actions in one loop, actions lost', floor: false },
+      written('37,000 actions in one loop')],
   },
   {
     name: 'loop-100000', kind: 'scale', actions: 100_000, variants: VARIANTS, timeoutMs: 300_000,
     metrics: [{ ...stall, label: '100,000 actions in one loop, longest main-thread stall' },
       { key: 'peak_rss_mb', unit: 'MB', better: 'lower', label: '100,000 actions in one loop, peak RSS' },
-      { key: 'actions_lost', unit: '', better: 'lower', label: '100,000 actions in one loop, actions lost', floor: false }],
+      { key: 'actions_lost', unit: '', better: 'lower', label: '100,000 actions in one loop, actions lost', floor: false },
+      written('100,000 actions in one loop')],
   },
 ];
 

@@ -1,16 +1,19 @@
-// The three things a scenario's loop can call, behind one shape so that the loop body is the same
+// The four things a scenario's loop can call, behind one shape so that the loop body is the same
 // for every variant:
 //   native   — RumPipeline from librum_native.so (the module under test);
 //   baseline — the pre-queue SDK in plain JS (baseline.mjs);
+//   jsqueue  — the reference change's dispatch queue and view coalescing in plain JS (jsqueue.mjs),
+//              what a user would write instead of using the native module;
 //   floor    — copyArgsFloor from the same .so: a native function that only copies the arguments.
 // Each target has addAction(type, name, attrs) (called as a method in the loop), startView, and
-// settle/flush/stats/nextBatch/completeBatch/stop for the harness around the loop.
+// settle/flush/stats/bytesWritten/nextBatch/completeBatch/stop for the harness around the loop.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { libraryPath, loadNative } from '../../tests/shared/native.mjs';
 import { BaselineSdk } from './baseline.mjs';
+import { JsQueueSdk } from './jsqueue.mjs';
 
 export { loadNative };
 
@@ -31,6 +34,7 @@ function pipelineOptions(storageDir, extra) {
 
 export function createTarget(variant, { storageDir, libPath, storage = {} }) {
   if (variant === 'baseline') return baselineTarget(storageDir, storage);
+  if (variant === 'jsqueue') return jsQueueTarget(storageDir, storage);
   const native = loadNative(libPath);
   if (variant === 'native') return nativeTarget(native, storageDir, storage);
   if (variant === 'floor') return floorTarget(native);
@@ -70,6 +74,8 @@ function nativeTarget(native, storageDir, storage) {
       }
     },
     stats: () => plain(p.stats()),
+    /** Bytes appended to batch files so far, all files (stats().bytesWritten). */
+    bytesWritten: () => Number(p.stats().bytesWritten),
     nextBatch: () => p.nextBatch(),
     completeBatch: (id, delivered) => p.completeBatch(id, delivered),
     stop: () => p.stop(),
@@ -86,6 +92,31 @@ function baselineTarget(storageDir, storage) {
     async settle() {},
     flush: () => ({ ok: sdk.flush(), attempts: 1 }),
     stats: () => sdk.stats(),
+    bytesWritten: () => sdk.stats().bytesWritten,
+    nextBatch: () => sdk.nextBatch(),
+    completeBatch: (id, delivered) => sdk.completeBatch(id, delivered),
+    stop: () => sdk.stop(),
+  };
+}
+
+function jsQueueTarget(storageDir, storage) {
+  const sdk = new JsQueueSdk(pipelineOptions(storageDir, storage));
+  return {
+    variant: 'jsqueue',
+    sdk,
+    startView: (key, name, attrs) => sdk.startView(key, name, attrs),
+    queueLength: () => sdk.queueLength,
+    /** Resolves once its slices have processed every queued call on later turns (no drain). */
+    async settle(timeoutMs = 120_000) {
+      const t0 = performance.now();
+      while (sdk.queueLength > 0) {
+        if (performance.now() - t0 > timeoutMs) throw new Error(`queue not empty after ${timeoutMs} ms (queueLength ${sdk.queueLength})`);
+        await sleep(1);
+      }
+    },
+    flush: () => ({ ok: sdk.flush(), attempts: 1 }),
+    stats: () => sdk.stats(),
+    bytesWritten: () => sdk.stats().bytesWritten,
     nextBatch: () => sdk.nextBatch(),
     completeBatch: (id, delivered) => sdk.completeBatch(id, delivered),
     stop: () => sdk.stop(),
@@ -106,6 +137,7 @@ function floorTarget(native) {
     async settle() {},
     flush: () => ({ ok: true, attempts: 0 }),
     stats: () => ({}),
+    bytesWritten: () => null,
     nextBatch: () => null,
     completeBatch() {},
     stop() {},

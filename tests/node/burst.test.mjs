@@ -1,6 +1,8 @@
 // Runs the host burst demo once (`scripts/burst --quick`: builds the release library unless
 // RUM_NATIVE_LIB is set, one sample per variant) and checks what it wrote: the report's schema, the
-// chart, the table, and that every action the native variant sent reached the loopback intake.
+// chart, the table (baseline, JS queue, native, floor, with native's ratios against the baseline and
+// the JS queue), the UI-thread / process CPU and bytes-written columns, the JS-queue targets, and
+// that every action the native and JS-queue variants sent reached the loopback intake.
 // It asserts no timing: timings are measured and reported, never judged by a test.
 
 import { after, before, test } from 'node:test';
@@ -15,17 +17,24 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const out = fs.mkdtempSync(path.join(os.tmpdir(), 'rum-burst-test-'));
 const TIMEOUT_MS = 15 * 60_000; // includes `cargo build --release` on a cold target/
 
+const RATE = ['frames_over_16ms', 'longest_frame_busy_ms', 'ui_thread_cpu_ms', 'process_cpu_ms', 'written_mb'];
+const CPU = ['sdk_cpu_ms', 'ui_thread_cpu_ms', 'written_mb'];
+const SCALE = ['longest_stall_ms', 'peak_rss_mb', 'actions_lost', 'written_mb'];
 const METRICS = {
-  'loop-1000': ['longest_stall_ms'],
-  'loop-3700': ['longest_stall_ms'],
-  'rate-300-12s': ['frames_over_16ms'],
-  'rate-3000-12s': ['frames_over_16ms'],
-  'cpu-3700': ['sdk_cpu_ms'],
-  'intake-3700': ['actions_at_intake'],
-  'loop-37000': ['longest_stall_ms', 'peak_rss_mb', 'actions_lost'],
-  'loop-100000': ['longest_stall_ms', 'peak_rss_mb', 'actions_lost'],
+  'loop-1000': ['longest_stall_ms', 'written_mb'],
+  'loop-3700': ['longest_stall_ms', 'written_mb'],
+  'rate-300-12s': RATE,
+  'rate-3000-12s': RATE,
+  'cpu-1000': CPU,
+  'cpu-3700': CPU,
+  'cpu-37000': CPU,
+  'intake-3700': ['actions_at_intake', 'written_mb'],
+  'loop-37000': SCALE,
+  'loop-100000': SCALE,
 };
 const WITHOUT_FLOOR = new Set(['rate-300-12s', 'rate-3000-12s', 'intake-3700']);
+const NO_FLOOR_METRICS = new Set(['actions_lost', 'written_mb']); // the floor writes nothing
+const JS_QUEUE_TARGETS = ['1000', '3700', '37000', '300-per-s', '3000-per-s'].map((x) => `ahead-of-jsqueue-${x}`);
 
 let run;
 let report;
@@ -76,35 +85,90 @@ test('report.json has the documented schema', () => {
       const e = report.scenarios.find((x) => x.name === name && x.metric === metric);
       assert.ok(e, `no entry for ${name} / ${metric}`);
       assertVariant(e.baseline, `${name}/${metric}.baseline`, report.samples);
+      assertVariant(e.jsqueue, `${name}/${metric}.jsqueue`, report.samples);
       assertVariant(e.native, `${name}/${metric}.native`, report.samples);
-      if (WITHOUT_FLOOR.has(name) || metric === 'actions_lost') assert.equal(e.floor, null, `${name}/${metric}.floor should be null`);
+      if (WITHOUT_FLOOR.has(name) || NO_FLOOR_METRICS.has(metric)) assert.equal(e.floor, null, `${name}/${metric}.floor should be null`);
       else assertVariant(e.floor, `${name}/${metric}.floor`, report.samples); // the floor must have run
+      for (const k of ['ratio', 'ratio_jsqueue']) assert.ok(e[k] === null || Number.isFinite(e[k]), `${name}/${metric}.${k} is ${e[k]}`);
+      assert.equal(typeof e.ratio_jsqueue_text, 'string', `${name}/${metric}.ratio_jsqueue_text`);
     }
   }
+  assert.deepEqual(report.settings.js_queue_limits, { turnBudgetMs: 4, queueCapacity: 5_000 });
   assert.ok(Array.isArray(report.targets) && report.targets.length >= 6);
   for (const t of report.targets) {
     assert.ok([true, false, null].includes(t.pass), `target ${t.id} pass is ${t.pass}`);
     assert.equal(typeof t.measured, 'string');
   }
+  for (const id of JS_QUEUE_TARGETS) {
+    const t = report.targets.find((x) => x.id === id);
+    assert.ok(t, `no target ${id}`);
+    assert.match(t.measured, /stall .*; UI-thread CPU .*; total CPU .*; bytes written /, `target ${id} lacks a figure: ${t.measured}`);
+  }
 });
 
-test('every action the native variant sent reached the intake, once', () => {
-  const sent = report.sample_details['intake-3700'].native.map((s) => s.details?.sent);
+test('CPU: the UI thread and the whole process are measured separately, in every variant that runs', () => {
+  for (const name of ['cpu-1000', 'cpu-3700', 'cpu-37000']) {
+    for (const variant of ['baseline', 'jsqueue', 'native', 'floor']) {
+      const [s] = report.sample_details[name][variant];
+      assert.ok(s.ok, `${name} ${variant} failed`);
+      const d = s.details;
+      if (process.platform === 'linux') {
+        assert.ok(['schedstat', 'stat'].includes(d.main_thread_cpu_source), `${name} ${variant}: main-thread source ${d.main_thread_cpu_source}`);
+        assert.ok(Number.isFinite(d.main_thread_cpu_ms) && d.main_thread_cpu_ms > 0, `${name} ${variant}: main thread ${d.main_thread_cpu_ms}`);
+        // The process's figure covers every thread, the main one included (0.5 ms of reading slack).
+        assert.ok(d.process_cpu_ms + 0.5 >= d.main_thread_cpu_ms, `${name} ${variant}: process ${d.process_cpu_ms} < main thread ${d.main_thread_cpu_ms}`);
+      }
+    }
+  }
+});
+
+test('bytes written: every SDK variant reports what it appended, the floor nothing', () => {
+  for (const variant of ['baseline', 'jsqueue', 'native']) {
+    const [s] = report.sample_details['cpu-3700'][variant];
+    assert.ok(Number.isInteger(s.details.bytes_written) && s.details.bytes_written > 0, `cpu-3700 ${variant}: bytes_written ${s.details.bytes_written}`);
+    assert.equal(s.metrics.written_mb, s.details.bytes_written / 1e6);
+    // Nothing was uploaded or read back, so the directory holds at most what was appended.
+    assert.ok(s.details.storage_dir_bytes <= s.details.bytes_written, `cpu-3700 ${variant}: directory ${s.details.storage_dir_bytes} > written ${s.details.bytes_written}`);
+  }
+  assert.equal(report.sample_details['cpu-3700'].floor[0].metrics.written_mb, undefined);
+});
+
+test('the JS queue queues past its budget, coalesces views and loses nothing', () => {
+  const st = report.jsqueue_stats['loop-3700'];
+  assert.ok(st, 'no JS queue stats for loop-3700');
+  assert.equal(st.callsInline + st.callsQueued, 3_701, 'the view and 3,700 actions'); // startView + the loop
+  assert.ok(st.callsQueued > 0 && st.slicesRun > 0, `nothing was queued: ${JSON.stringify(st)}`);
+  assert.ok(st.viewWritesSaved > 0, 'no view write was coalesced');
+  assert.equal(st.queueLength, 0);
+  const lost = report.scenarios.find((x) => x.name === 'loop-37000' && x.metric === 'actions_lost');
+  assert.deepEqual(lost.jsqueue.samples, [0]);
+});
+
+test('every action the native and JS-queue variants sent reached the intake, once', () => {
   const at = report.scenarios.find((x) => x.name === 'intake-3700' && x.metric === 'actions_at_intake');
   const dup = report.scenarios.find((x) => x.name === 'intake-3700' && x.metric === 'duplicate_actions');
   const why = JSON.stringify(report.failed_samples.filter((f) => f.scenario === 'intake-3700'), null, 2);
-  assert.deepEqual(sent, [3_700], `native intake sample did not complete: ${why}`);
-  assert.deepEqual(at.native.samples, [3_700], `actions at the intake: ${at.native.samples}; ${why}`);
-  assert.deepEqual(dup.native.samples, [0]);
+  for (const variant of ['native', 'jsqueue']) {
+    const sent = report.sample_details['intake-3700'][variant].map((s) => s.details?.sent);
+    assert.deepEqual(sent, [3_700], `${variant} intake sample did not complete: ${why}`);
+    assert.deepEqual(at[variant].samples, [3_700], `${variant}: actions at the intake: ${at[variant].samples}; ${why}`);
+    assert.deepEqual(dup[variant].samples, [0]);
+  }
 });
 
 test('stdout has the table and the targets; stalls.svg and table.md are written', () => {
-  assert.match(run.stdout, /\| Scenario .*\| Baseline \| Native \| Floor \| Ratio/);
+  assert.match(run.stdout, /\| Scenario .*\| Baseline \| JS queue \| Native \| Floor \| Ratio \(baseline : native\) \| Ratio \(JS queue : native\) \|/);
   assert.match(run.stdout, /3,700 actions in one loop, longest main-thread stall/);
+  assert.match(run.stdout, /SDK CPU for the 3,700-action burst, UI \(main\) thread/);
+  assert.match(run.stdout, /SDK CPU for the 3,700-action burst, whole process \(all threads\)/);
+  assert.match(run.stdout, /3,700-action burst, bytes written/);
   assert.match(run.stdout, /Targets/);
+  assert.match(run.stdout, /Native ahead of the JS queue on stall, UI-thread CPU, total CPU and bytes written/);
+  assert.match(run.stdout, /^(met|NOT met|no data) +3,700 actions — stall /m);
   const svg = fs.readFileSync(path.join(out, 'stalls.svg'), 'utf8');
   assert.match(svg, /^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
   assert.match(svg, /baseline/);
+  assert.match(svg, /JS queue/);
   assert.match(svg, /native/);
   assert.match(svg, /<\/svg>\s*$/);
   assert.match(fs.readFileSync(path.join(out, 'table.md'), 'utf8'), /^\| Scenario/);
