@@ -24,6 +24,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
+use rum_native::core::attrs::Attrs;
 use rum_native::core::config::{Config, TrackingConsent};
 use rum_native::core::dispatch::Dispatcher;
 use rum_native::core::document::{Document, Identity};
@@ -145,10 +146,10 @@ fn config(budget_ms: u32) -> Config {
     }
 }
 
-fn payloads() -> Vec<Attributes> {
+fn payloads() -> Vec<Attrs> {
     let mut one = Attributes::new();
     one.insert("message".into(), "m".repeat(350).into());
-    vec![one; EVENTS_PER_SAMPLE]
+    vec![Attrs::from_map(&one); EVENTS_PER_SAMPLE]
 }
 
 fn action() -> EventKind {
@@ -173,7 +174,7 @@ fn scopes_scenario(coalesced: bool) -> impl FnMut() -> (u64, usize) {
     let mut out = Vec::with_capacity(2 * EVENTS_PER_SAMPLE + 2);
     let clock = BenchClock { base: Instant::now(), skew_ns: Arc::default() };
     scopes.apply(
-        Event { seq, wall_ms: clock.wall_ms(), mono_ns: 0, kind: start_view(), attrs: Attributes::new() },
+        Event { seq, wall_ms: clock.wall_ms(), mono_ns: 0, kind: start_view(), attrs: Attrs::default() },
         &mut out,
     );
     scopes.emit_views(&mut out);
@@ -209,7 +210,7 @@ fn dispatcher(sink: Arc<dyn DocumentSink>, budget_ms: u32) -> (BenchDispatcher, 
     let skewing = Arc::new(Skewing { inner: sink, skew_ns, armed: AtomicBool::new(false) });
     let shared = Pipeline::new(&config(budget_ms), skewing.clone(), Arc::new(DispatchCounters::default()));
     let mut d = Dispatcher::new(shared, clock, Timers::default());
-    d.call(start_view(), Attributes::new());
+    d.call(start_view(), Attrs::default());
     (d, skewing)
 }
 
@@ -235,7 +236,7 @@ fn dispatch_scenario(
         fire_all(&mut d, &timers); // a new turn
         if sliced {
             skew.armed.store(true, Ordering::Relaxed);
-            d.call(EventKind::KeepAlive, Attributes::new()); // spends this turn's budget
+            d.call(EventKind::KeepAlive, Attrs::default()); // spends this turn's budget
         }
         if let Some(s) = &counted {
             s.take();

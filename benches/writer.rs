@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use rum_native::core::attrs::Attrs;
 use rum_native::core::config::Config;
 use rum_native::core::document::{ActionDocument, Common, Document, Identity, ViewRef};
 use rum_native::core::event::{ActionType, Attributes};
@@ -49,7 +50,7 @@ fn documents(n: usize) -> Vec<Document> {
                     usr: None,
                     connectivity: None,
                     global: global.clone(),
-                    attrs,
+                    attrs: Attrs::from_map(&attrs),
                 },
                 view: view.clone(),
                 id: format!("00000000-0000-4000-8000-{i:012}"),

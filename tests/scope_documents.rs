@@ -53,7 +53,7 @@ fn documents_have_the_rum_event_format_shape() {
     let t0 = WALL_BASE_MS;
     h.d.call(EventKind::AddAttribute { key: "g".into(), value: json!(1) }, no_attrs());
     h.d.call(EventKind::AddAttribute { key: "shared".into(), value: json!("global") }, no_attrs());
-    let extra = attrs(json!({ "plan": "pro" }));
+    let extra = attrs(json!({ "plan": "pro" })).to_map();
     h.d.call(
         EventKind::SetUser(Some(UserInfo { id: Some("u1".into()), name: Some("Ann".into()), email: None, extra })),
         no_attrs(),
@@ -251,7 +251,7 @@ fn views_stop_by_key_with_their_stop_attributes() {
     let Some(Document::View(v)) = h.sink.docs().pop() else { panic!() };
     assert!(!v.is_active);
     assert_eq!(v.time_spent_ns, 3 * MS);
-    assert_eq!(serde_json::Value::Object(v.common.attrs.clone()), json!({ "a": 1, "b": 2 }));
+    assert_eq!(serde_json::Value::Object(v.common.attrs.to_map()), json!({ "a": 1, "b": 2 }));
     h.d.call(action("after"), no_attrs());
     let Some(Document::View(launch)) = h.sink.docs().pop() else { panic!() };
     assert_eq!(&*launch.view.name, LAUNCH_VIEW_NAME, "no active view left");

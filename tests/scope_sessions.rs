@@ -40,7 +40,7 @@ fn fifteen_minutes_without_events_start_a_new_session_that_reopens_the_view() {
     assert_eq!((&new.1, &new.2, new.3), (&"home".to_owned(), &sessions[2], true));
     assert_ne!(old.0, new.0, "the reopened view has a new id");
     let Some(Document::View(reopened)) = h.sink.docs().pop() else { panic!() };
-    assert_eq!(serde_json::Value::Object(reopened.common.attrs.clone()), json!({ "screen": "main" }));
+    assert_eq!(serde_json::Value::Object(reopened.common.attrs.to_map()), json!({ "screen": "main" }));
     assert_eq!(reopened.action_count, 1);
     let Some(Document::View(ended)) = h.sink.view_docs().into_iter().rev().nth(1) else { panic!() };
     assert_eq!(ended.time_spent_ns, 14 * MINUTE_NS, "an expired view ends with its last event");

@@ -26,9 +26,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 use std::sync::Arc;
 
+use super::attrs::Attrs;
 use super::coalesce::ViewEmission;
 use super::document::{Document, DocumentKind};
-use super::event::{Attributes, ErrorSource, Event, EventKind};
+use super::event::{ErrorSource, Event, EventKind};
 use super::pipeline::Pipeline;
 use super::scope::LAUNCH_VIEW_NAME;
 use super::seam::{Clock, EventMapper, MapOutcome, MapperError, Scheduler, Timer};
@@ -138,12 +139,12 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     }
 
     /// Stamps a call: next sequence number, wall-clock and monotonic time now, its attributes.
-    pub fn capture(&self, kind: EventKind, attrs: Attributes) -> Event {
+    pub fn capture(&self, kind: EventKind, attrs: Attrs) -> Event {
         capture(&*self.clock, &self.shared, kind, attrs)
     }
 
     /// One call from the host: captured now, then processed inline or queued.
-    pub fn call(&mut self, kind: EventKind, attrs: Attributes) {
+    pub fn call(&mut self, kind: EventKind, attrs: Attrs) {
         let now = self.clock.mono_ns();
         self.call_from(now, kind, attrs);
     }
@@ -151,7 +152,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     /// A call the host entered at `started_ns` (this dispatcher's monotonic clock), before it
     /// copied the arguments. On the inline path the whole call is charged to the turn: the budget
     /// is the SDK's time on the caller's turn, and copying arguments is part of it.
-    pub fn call_from(&mut self, started_ns: u64, kind: EventKind, attrs: Attributes) {
+    pub fn call_from(&mut self, started_ns: u64, kind: EventKind, attrs: Attrs) {
         let ev = self.capture(kind, attrs);
         self.route(ev, started_ns);
     }
@@ -160,7 +161,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     /// and with consecutive sequence numbers, then each follows the same rules as [`Self::call`].
     pub fn call_batch<I>(&mut self, calls: I)
     where
-        I: IntoIterator<Item = (EventKind, Attributes)>,
+        I: IntoIterator<Item = (EventKind, Attrs)>,
     {
         let now = self.clock.mono_ns();
         self.call_batch_from(now, calls);
@@ -170,7 +171,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     /// charged with the first event that runs inline (see [`Self::call_from`]).
     pub fn call_batch_from<I>(&mut self, started_ns: u64, calls: I)
     where
-        I: IntoIterator<Item = (EventKind, Attributes)>,
+        I: IntoIterator<Item = (EventKind, Attrs)>,
     {
         let (wall_ms, mono_ns) = (self.clock.wall_ms(), self.clock.mono_ns());
         let calls = calls.into_iter();
@@ -207,7 +208,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     }
 
     /// `markCrash(message, stack)`: an unhandled error, after every earlier call.
-    pub fn mark_crash(&mut self, message: String, stack: Option<String>, attrs: Attributes) {
+    pub fn mark_crash(&mut self, message: String, stack: Option<String>, attrs: Attrs) {
         self.call(EventKind::Error { message, source: ErrorSource::Source, stack, is_crash: true }, attrs);
     }
 
@@ -496,7 +497,7 @@ fn report(c: &DispatchCounters, counter: &Counter, mode: Mode, what: &str, err: 
     }
 }
 
-fn capture<C: Clock>(clock: &C, shared: &Pipeline, kind: EventKind, attrs: Attributes) -> Event {
+fn capture<C: Clock>(clock: &C, shared: &Pipeline, kind: EventKind, attrs: Attrs) -> Event {
     Event { seq: shared.reserve_seq(1), wall_ms: clock.wall_ms(), mono_ns: clock.mono_ns(), kind, attrs }
 }
 
@@ -521,7 +522,7 @@ impl<C: Clock> Clone for Inbox<C> {
 
 impl<C: Clock> Inbox<C> {
     /// Captures the call now (sequence, time, attributes) and leaves it for the dispatcher.
-    pub fn push(&self, kind: EventKind, attrs: Attributes) {
+    pub fn push(&self, kind: EventKind, attrs: Attrs) {
         let ev = capture(&*self.clock, &self.shared, kind, attrs);
         self.events.borrow_mut().push_back(ev);
     }

@@ -11,6 +11,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::attrs::{Attrs, Merged};
 use super::config::Config;
 use super::context::{AppContext, Connectivity};
 use super::event::{ActionType, Attributes, ErrorSource, HttpMethod, ResourceKind, UserInfo};
@@ -82,8 +83,8 @@ pub struct Common {
     pub connectivity: Option<Arc<Connectivity>>,
     /// Global attributes in force at the call (shared, copy-on-write in the scopes).
     pub global: Arc<Attributes>,
-    /// The call's own attributes.
-    pub attrs: Attributes,
+    /// The call's own attributes, as captured (spliced into `context` as they are).
+    pub attrs: Attrs,
 }
 
 /// The view a document belongs to, as `view { id, name, url }`.
@@ -275,28 +276,6 @@ impl Serialize for Plan {
     }
 }
 
-/// Global attributes merged with the call's, without building a merged map: globals the call
-/// overrides are skipped.
-struct Context<'a> {
-    global: &'a Attributes,
-    attrs: &'a Attributes,
-}
-
-impl Serialize for Context<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(None)?;
-        for (k, v) in self.global.iter() {
-            if !self.attrs.contains_key(k) {
-                m.serialize_entry(k, v)?;
-            }
-        }
-        for (k, v) in self.attrs.iter() {
-            m.serialize_entry(k, v)?;
-        }
-        m.end()
-    }
-}
-
 fn common_entries<M: SerializeMap>(
     m: &mut M,
     kind: DocumentKind,
@@ -331,7 +310,7 @@ fn common_entries<M: SerializeMap>(
     if let Some(usr) = &c.usr {
         m.serialize_entry("usr", usr.as_ref())?;
     }
-    m.serialize_entry("context", &Context { global: &c.global, attrs: &c.attrs })
+    m.serialize_entry("context", &Merged { global: &c.global, call: &c.attrs })
 }
 
 impl Serialize for ViewDocument {

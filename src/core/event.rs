@@ -8,10 +8,12 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::attrs::Attrs;
 use super::context::{Connectivity, ConnectivityStatus, DeviceType, NetworkInterface};
 use super::js_enum::js_enum;
 
-/// Attributes of one call (or the global ones): a JSON object, owned.
+/// Attributes held as values: the global ones, a user's `extra`. A call's own attributes are
+/// captured as JSON text ([`Attrs`]).
 pub type Attributes = Map<String, Value>;
 
 /// One captured call.
@@ -24,8 +26,8 @@ pub struct Event {
     /// Monotonic time of the call, ns: durations (`time_spent`, resource `duration`).
     pub mono_ns: u64,
     pub kind: EventKind,
-    /// The call's own attributes (merged over the global ones in `context`).
-    pub attrs: Attributes,
+    /// The call's own attributes (merged over the global ones in `context`), as captured.
+    pub attrs: Attrs,
 }
 
 /// What the call was.

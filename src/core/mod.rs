@@ -1,6 +1,7 @@
 //! The pipeline without any JavaScript engine: events, scopes, dispatch, coalescing, storage.
 //! The host reaches it only through the traits in [`seam`].
 
+pub mod attrs;
 pub mod coalesce;
 pub mod config;
 pub mod context;
@@ -9,6 +10,7 @@ pub mod document;
 pub mod event;
 pub mod ids;
 pub mod js_enum;
+pub mod json_text;
 pub mod pipeline;
 pub mod registry;
 pub mod scope;

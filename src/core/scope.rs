@@ -14,6 +14,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
 
+use super::attrs::Attrs;
 use super::coalesce::DirtyMark;
 use super::config::{
     TrackingConsent, MAX_PENDING_RESOURCES_PER_VIEW, MAX_STOPPED_VIEWS_WITH_PENDING, SESSION_INACTIVITY_MS,
@@ -107,7 +108,7 @@ impl Session {
 struct Resume {
     key: Arc<str>,
     name: Arc<str>,
-    attrs: Attributes,
+    attrs: Attrs,
 }
 
 #[derive(Clone, Debug)]
@@ -118,7 +119,7 @@ struct PendingResource {
     url: String,
     start_wall_ms: i64,
     start_mono_ns: u64,
-    attrs: Attributes,
+    attrs: Attrs,
 }
 
 #[derive(Clone, Debug)]
@@ -138,7 +139,7 @@ struct ViewScope {
     crash_count: u64,
     resource_count: u64,
     /// startView's attributes, then stopView's merged over them.
-    attrs: Attributes,
+    attrs: Attrs,
     /// User and global attributes in force at the last event that touched the view: its document
     /// carries these whenever it is emitted.
     usr: Option<Arc<UserInfo>>,
@@ -348,8 +349,7 @@ impl Scopes {
                 if !tracked {
                     return;
                 }
-                let mut merged = p.attrs;
-                merged.extend(attrs);
+                let merged = p.attrs.merged(attrs);
                 let common = self.common(p.start_wall_ms, session_id, merged);
                 out.push(Document::Resource(ResourceDocument {
                     common,
@@ -402,7 +402,7 @@ impl Scopes {
         self.views[last].active.then_some(last)
     }
 
-    fn common(&self, date: i64, session_id: Arc<str>, attrs: Attributes) -> Common {
+    fn common(&self, date: i64, session_id: Arc<str>, attrs: Attrs) -> Common {
         Common {
             date,
             identity: Arc::clone(&self.identity),
@@ -419,7 +419,7 @@ impl Scopes {
     fn on_view(
         &mut self,
         at: &At,
-        attrs: Attributes,
+        attrs: Attrs,
         count: impl FnOnce(&mut ViewScope),
     ) -> Option<(Common, ViewRef, String)> {
         let i = self.view_for(at)?;
@@ -520,11 +520,11 @@ impl Scopes {
         if let Some(i) = self.active_index() {
             return Some(i);
         }
-        self.start_view(at, LAUNCH_VIEW_NAME.into(), LAUNCH_VIEW_NAME.into(), Attributes::new());
+        self.start_view(at, LAUNCH_VIEW_NAME.into(), LAUNCH_VIEW_NAME.into(), Attrs::default());
         self.active_index()
     }
 
-    fn start_view(&mut self, at: &At, key: Arc<str>, name: Arc<str>, attrs: Attributes) {
+    fn start_view(&mut self, at: &At, key: Arc<str>, name: Arc<str>, attrs: Attrs) {
         let Some((session_id, tracked)) = self.session.as_ref().map(|s| (Arc::clone(&s.id), s.tracked)) else { return };
         if let Some(i) = self.active_index() {
             if let Some(v) = self.views.get_mut(i) {
@@ -560,7 +560,7 @@ impl Scopes {
         self.touch(self.views.len() - 1, at);
     }
 
-    fn stop_view(&mut self, at: &At, key: &str, attrs: Attributes) {
+    fn stop_view(&mut self, at: &At, key: &str, attrs: Attrs) {
         if !self.live_session(at) {
             // Its session ended first (and wrote its final document): do not reopen it later.
             if self.resume.as_ref().is_some_and(|r| &*r.key == key) {
@@ -572,7 +572,7 @@ impl Scopes {
         if let Some(v) = self.views.get_mut(i) {
             v.end_mono_ns = v.end_mono_ns.max(at.mono_ns);
             v.active = false;
-            v.attrs.extend(attrs);
+            v.attrs = v.attrs.merged(attrs);
         }
         self.touch(i, at);
         self.enforce_stopped_cap();
@@ -607,7 +607,7 @@ mod tests {
     }
 
     fn ev(seq: u64, wall_ms: i64, kind: EventKind) -> Event {
-        Event { seq, wall_ms, mono_ns: wall_ms as u64 * 1_000_000, kind, attrs: Attributes::new() }
+        Event { seq, wall_ms, mono_ns: wall_ms as u64 * 1_000_000, kind, attrs: Attrs::default() }
     }
 
     fn tap(seq: u64, wall_ms: i64) -> Event {

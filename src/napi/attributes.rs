@@ -1,40 +1,176 @@
-//! Attribute maps and JSON-like values, copied out of the engine with a byte budget
-//! (`eventMaxBytes`) charged as they are read, so no argument can make the binding read or
-//! allocate more than the budget allows.
+//! Attribute maps and JSON-like values, copied out of the engine straight into the JSON text the
+//! documents will carry ([`Attrs`]): strings land in the output buffer as the engine writes them
+//! and are escaped there, numbers are formatted once, and no map, key string or value tree is
+//! built, so a captured call holds one allocation for its attributes. The text may not grow past
+//! `eventMaxBytes` (checked as it is written, and before reading a length or a key list the
+//! caller decides), so no argument can make the binding read or allocate more than that.
 
 use std::fmt::Display;
 use std::ptr;
 
 use napi_ohos::sys;
-use serde_json::{Map, Number, Value};
+use serde_json::Value;
 
 use super::convert::{type_name, ArgResult, Reader, Sub, BOOLEAN, FUNCTION, NULL, NUMBER, OBJECT, STRING, UNDEFINED};
+use crate::core::attrs::Attrs;
 use crate::core::event::Attributes;
+use crate::core::json_text::{needs_escape, write_str};
 
 /// Attribute values nested deeper than this are refused: real attributes are shallow, and the
 /// limit is what turns a cyclic object into a clear error instead of a stack overflow.
 pub const MAX_ATTRIBUTE_DEPTH: usize = 16;
 
-/// Approximate JSON cost of a value that is not a string (numbers, booleans, null, punctuation).
-const SCALAR_COST: usize = 8;
+/// Members of a Map-like checked for a repeated key by comparing each with the others; past this
+/// many the text is rebuilt through a map, which also drops repeats.
+const DUPLICATE_SCAN_MAX: usize = 32;
 
-/// Array elements reserved before any is read: the rest grow as elements are actually read.
-const ARRAY_RESERVE: usize = 256;
+thread_local! {
+    /// The encoders' scratch buffer, kept between calls: the text is written here and copied out
+    /// once, at its exact size, so a captured call holds one allocation and the heap is not left
+    /// with a hole per call (a buffer grown for the engine's copy, then shrunk).
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
 
-impl Reader {
-    /// Own enumerable string keys and their values; more than `max_keys` keys is refused before
-    /// any is read.
-    pub fn keys(
-        &self,
-        obj: sys::napi_value,
-        arg: impl Display + Copy,
-        max_keys: usize,
-    ) -> ArgResult<Vec<(String, sys::napi_value)>> {
+/// Scratch buffers larger than this are not kept (one huge argument should not pin its memory).
+const SCRATCH_KEEP_BYTES: usize = 64 * 1024;
+
+/// The JSON text being written for one argument, with its budget.
+struct Encoder<'r> {
+    r: &'r Reader,
+    out: Vec<u8>,
+    /// `eventMaxBytes`: the text may not grow past it.
+    max: usize,
+    max_depth: usize,
+}
+
+impl Encoder<'_> {
+    fn new(r: &Reader, max: usize, extra_depth: usize) -> Encoder<'_> {
+        // A getter run while reading may call the binding again: it then gets a buffer of its own.
+        let out = SCRATCH.with(|s| s.try_borrow_mut().map(|mut v| std::mem::take(&mut *v)).unwrap_or_default());
+        Encoder { r, out, max, max_depth: MAX_ATTRIBUTE_DEPTH + extra_depth }
+    }
+
+    /// Room for `n` more bytes, or the argument makes the event too large.
+    fn room(&self, at: &dyn Display, n: usize) -> ArgResult<()> {
+        if self.out.len().saturating_add(n) > self.max {
+            return Err(self
+                .r
+                .range_err(at, format_args!("makes the event larger than eventMaxBytes ({} bytes)", self.max)));
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, at: &dyn Display, bytes: &[u8]) -> ArgResult<()> {
+        self.room(at, bytes.len())?;
+        self.out.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    /// A JS string as a JSON string: its UTF-8 lands in the buffer, then is escaped in place when
+    /// it has anything to escape (rare).
+    fn string(&mut self, value: sys::napi_value, at: &dyn Display) -> ArgResult<()> {
+        self.push(at, b"\"")?;
+        let start = self.out.len();
+        self.r.append_utf8(value, at, &mut self.out)?;
+        if self.out[start..].iter().any(|&b| needs_escape(b)) {
+            let raw = self.out.split_off(start);
+            let text = std::str::from_utf8(&raw).map_err(|_| self.r.range_err(at, "is not valid UTF-16 text"))?;
+            self.out.truncate(start - 1);
+            write_str(&mut self.out, text);
+        } else {
+            self.out.push(b'"');
+        }
+        self.room(at, 0)
+    }
+
+    /// A number as serde_json writes it: integral ones in the safe range as integers (`3`, not
+    /// `3.0`), others in their shortest form.
+    fn number(&mut self, n: f64, at: &dyn Display) -> ArgResult<()> {
+        const SAFE: f64 = 9_007_199_254_740_991.0;
+        if !n.is_finite() {
+            return Err(self.r.range_err(at, format_args!("must be finite, got {n}")));
+        }
+        if n.fract() == 0.0 && n.abs() <= SAFE {
+            let mut b = itoa::Buffer::new();
+            return self.push(at, b.format(n as i64).as_bytes());
+        }
+        let text = serde_json::Number::from_f64(n).map(|x| x.to_string()).unwrap_or_else(|| "null".into());
+        self.push(at, text.as_bytes())
+    }
+
+    /// One JSON-like value; false for what JSON drops as a member (`undefined`).
+    fn value(&mut self, value: sys::napi_value, at: &dyn Display, depth: usize) -> ArgResult<bool> {
+        let r = self.r;
+        if depth > self.max_depth {
+            return Err(r.range_err(at, format_args!("nests deeper than {MAX_ATTRIBUTE_DEPTH} levels (is it cyclic?)")));
+        }
+        match r.type_of(value) {
+            UNDEFINED => return Ok(false),
+            NULL => self.push(at, b"null")?,
+            // The type is known: read the value without asking for it again.
+            BOOLEAN => {
+                let mut b = false;
+                // SAFETY: value is a boolean.
+                r.check(unsafe { sys::napi_get_value_bool(r.env, value, &mut b) }, at)?;
+                self.push(at, if b { b"true" } else { b"false" })?;
+            }
+            NUMBER => {
+                let mut n = 0f64;
+                // SAFETY: value is a number.
+                r.check(unsafe { sys::napi_get_value_double(r.env, value, &mut n) }, at)?;
+                self.number(n, at)?;
+            }
+            STRING => self.string(value, at)?,
+            OBJECT if r.is_date(value) => {
+                let mut ms = 0f64;
+                // SAFETY: value is a Date.
+                r.check(unsafe { sys::napi_get_date_value(r.env, value, &mut ms) }, at)?;
+                if !ms.is_finite() {
+                    return Err(r.range_err(at, "is an invalid Date"));
+                }
+                self.number(ms, at)?;
+            }
+            OBJECT if r.is_array(value) => self.array(value, at, depth)?,
+            OBJECT => self.members(value, at, depth)?,
+            t => {
+                return Err(
+                    r.type_err(at, format_args!("cannot be {}: attribute values must be JSON-like", type_name(t)))
+                )
+            }
+        }
+        Ok(true)
+    }
+
+    fn array(&mut self, value: sys::napi_value, at: &dyn Display, depth: usize) -> ArgResult<()> {
+        let r = self.r;
+        let mut len = 0u32;
+        // SAFETY: value is an array.
+        r.check(unsafe { sys::napi_get_array_length(r.env, value, &mut len) }, at)?;
+        // Every element takes at least a byte of JSON: a huge (or sparse) length is refused before
+        // anything is read; nothing is reserved for it.
+        self.room(at, len as usize)?;
+        self.push(at, b"[")?;
+        for i in 0..len {
+            if i > 0 {
+                self.push(at, b",")?;
+            }
+            let item = r.element(value, i, at)?;
+            // A hole or `undefined` is `null` in JSON.
+            if !self.value(item, &Sub::index(&at, i), depth + 1)? {
+                self.push(at, b"null")?;
+            }
+        }
+        self.push(at, b"]")
+    }
+
+    /// An object's own enumerable string-keyed members.
+    fn members(&mut self, obj: sys::napi_value, at: &dyn Display, depth: usize) -> ArgResult<()> {
+        let r = self.r;
         let mut names = ptr::null_mut();
         // SAFETY: obj is an object; proxies run their ownKeys trap here and may throw.
         let status = unsafe {
             sys::napi_get_all_property_names(
-                self.env,
+                r.env,
                 obj,
                 sys::KeyCollectionMode::own_only,
                 sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
@@ -42,45 +178,178 @@ impl Reader {
                 &mut names,
             )
         };
-        if status != sys::Status::napi_ok {
-            return Err(self.napi_failed(arg));
-        }
+        r.check(status, at)?;
         let mut len = 0u32;
         // SAFETY: names is an array.
-        self.check(unsafe { sys::napi_get_array_length(self.env, names, &mut len) }, arg)?;
-        if len as usize > max_keys {
-            return Err(
-                self.range_err(arg, format_args!("has {len} keys: it makes the event larger than eventMaxBytes"))
-            );
+        r.check(unsafe { sys::napi_get_array_length(r.env, names, &mut len) }, at)?;
+        // Every member takes at least 4 bytes of JSON (`"":x,`): refused before any is read.
+        if (len as usize).saturating_mul(4) > self.max.saturating_sub(self.out.len()) {
+            return Err(r.range_err(at, format_args!("has {len} keys: it makes the event larger than eventMaxBytes")));
         }
-        let mut out = Vec::with_capacity(len as usize);
+        self.push(at, b"{")?;
+        let mut first = true;
         for i in 0..len {
             let mut key = ptr::null_mut();
             // SAFETY: i < len.
-            self.check(unsafe { sys::napi_get_element(self.env, names, i, &mut key) }, arg)?;
-            let name = self.raw_string(key, arg)?;
+            r.check(unsafe { sys::napi_get_element(r.env, names, i, &mut key) }, at)?;
             let mut value = ptr::null_mut();
             // SAFETY: key is a string of obj; getters and proxy traps may throw.
-            let status = unsafe { sys::napi_get_property(self.env, obj, key, &mut value) };
+            let status = unsafe { sys::napi_get_property(r.env, obj, key, &mut value) };
             if status != sys::Status::napi_ok {
-                return Err(self.napi_failed(Sub::key(&arg, &name)));
+                let name = r.raw_string(key, at)?;
+                return Err(r.napi_failed(Sub::key(&at, &name)));
             }
-            out.push((name, value));
+            self.member(key, value, at, depth, &mut first)?;
         }
-        Ok(out)
+        self.push(at, b"}")
     }
 
+    /// `"key":value`, or nothing when the value is `undefined` (as JSON.stringify skips it). A
+    /// value's errors name its key, which is only decoded then.
+    fn member(
+        &mut self,
+        key: sys::napi_value,
+        value: sys::napi_value,
+        at: &dyn Display,
+        depth: usize,
+        first: &mut bool,
+    ) -> ArgResult<()> {
+        let mark = self.out.len();
+        if !*first {
+            self.push(at, b",")?;
+        }
+        self.string(key, at)?;
+        self.push(at, b":")?;
+        let written = self.value(value, &KeyPath { r: self.r, parent: at, key }, depth + 1)?;
+        if written {
+            *first = false;
+        } else {
+            self.out.truncate(mark);
+        }
+        Ok(())
+    }
+
+    /// The entries of a Map-like object (a JS `Map` or ArkTS `collections.Map`), read through its
+    /// iterator and written one by one, each within the budget as it is read (so an endless
+    /// iterator ends in a RangeError); false for any other object.
+    fn map_entries(&mut self, obj: sys::napi_value, at: &dyn Display) -> ArgResult<bool> {
+        let r = self.r;
+        if !is_map(r, obj) {
+            return Ok(false);
+        }
+        let entries_fn = r.field(obj, "entries", at)?;
+        let mut iter = ptr::null_mut();
+        // SAFETY: entries_fn is a function (checked by is_map); obj is its receiver.
+        let status = unsafe { sys::napi_call_function(r.env, obj, entries_fn, 0, ptr::null(), &mut iter) };
+        if status != sys::Status::napi_ok || r.type_of(iter) != OBJECT {
+            return Err(r.napi_failed(at));
+        }
+        let next = r.field(iter, "next", at)?;
+        self.push(at, b"{")?;
+        let mut first = true;
+        loop {
+            let mut step = ptr::null_mut();
+            // SAFETY: next is the iterator's next method.
+            let status = unsafe { sys::napi_call_function(r.env, iter, next, 0, ptr::null(), &mut step) };
+            if status != sys::Status::napi_ok || r.type_of(step) != OBJECT {
+                return Err(r.napi_failed(at));
+            }
+            let done = r.field(step, "done", at)?;
+            if r.type_of(done) == BOOLEAN && r.boolean(done, at)? {
+                break;
+            }
+            let pair = r.field(step, "value", at)?;
+            let k = r.field(pair, "0", at)?;
+            let v = r.field(pair, "1", at)?;
+            if r.type_of(k) != STRING {
+                return Err(r.type_err(at, "must be a Map with string keys"));
+            }
+            // Every entry takes at least 4 bytes: an endless iterator of empty keys still ends.
+            self.room(at, 4)?;
+            self.member(k, v, at, 0, &mut first)?;
+        }
+        self.push(at, b"}")?;
+        Ok(true)
+    }
+
+    fn finish(mut self) -> Attrs {
+        // The encoder writes UTF-8 (the engine's output and ASCII punctuation).
+        let attrs = match std::str::from_utf8(&self.out) {
+            Ok(text) => Attrs::from_json_object(text.to_owned()),
+            Err(_) => Attrs::default(),
+        };
+        self.give_back();
+        attrs
+    }
+
+    fn give_back(&mut self) {
+        let mut out = std::mem::take(&mut self.out);
+        if out.capacity() <= SCRATCH_KEEP_BYTES {
+            out.clear();
+            SCRATCH.with(|s| {
+                if let Ok(mut v) = s.try_borrow_mut() {
+                    if v.capacity() < out.capacity() {
+                        *v = out;
+                    }
+                }
+            });
+        }
+    }
+}
+
+impl Drop for Encoder<'_> {
+    /// An encoder dropped on an error gives its buffer back too.
+    fn drop(&mut self) {
+        self.give_back();
+    }
+}
+
+/// `parent.key` in an error message, the key read from the engine only when a message is built.
+struct KeyPath<'a> {
+    r: &'a Reader,
+    parent: &'a dyn Display,
+    key: sys::napi_value,
+}
+
+impl Display for KeyPath<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let key = self.r.raw_string(self.key, "key").unwrap_or_default();
+        write!(f, "{}", Sub::key(&self.parent, &key))
+    }
+}
+
+/// A Map-like: has callable `entries` and `get` and a numeric `size`.
+fn is_map(r: &Reader, obj: sys::napi_value) -> bool {
+    let has = |name: &std::ffi::CStr, t: i32| r.named(obj, name).map(|v| r.type_of(v) == t).unwrap_or(false);
+    let yes = has(c"entries", FUNCTION) && has(c"get", FUNCTION) && has(c"size", NUMBER);
+    // A throwing getter during the probe is not a Map; clear it so the real read reports it.
+    r.take_exception();
+    yes
+}
+
+/// Whether two members of `a` share a key (a Map-like whose iterator repeats one).
+fn has_repeated_key(a: &Attrs) -> bool {
+    let keys: Vec<_> = a.entries().map(|(k, _)| k.decoded()).take(DUPLICATE_SCAN_MAX + 1).collect();
+    keys.len() > DUPLICATE_SCAN_MAX || keys.iter().enumerate().any(|(i, k)| keys[..i].contains(k))
+}
+
+impl Reader {
     /// Attributes: `undefined`/`null` → none; a plain object (or a Sendable object, read by its
     /// properties) → its own enumerable properties; a `Map` (or `collections.Map`) → its entries.
     /// Values must be JSON-like; `undefined` members are skipped as `JSON.stringify` does, Dates
-    /// become their epoch milliseconds. The copy is refused if it exceeds `max_bytes` of JSON.
-    pub fn attributes(
+    /// become their epoch milliseconds. The text may not exceed `max_bytes`.
+    pub fn attributes(&self, value: sys::napi_value, arg: impl Display + Copy, max_bytes: usize) -> ArgResult<Attrs> {
+        self.object_of(value, &arg, max_bytes, 0)
+    }
+
+    /// Attributes as values (a user's `extra`): read as [`Reader::attributes`], then parsed.
+    pub fn attribute_map(
         &self,
         value: sys::napi_value,
         arg: impl Display + Copy,
         max_bytes: usize,
     ) -> ArgResult<Attributes> {
-        self.object_of(value, arg, max_bytes, 0)
+        Ok(self.attributes(value, arg, max_bytes)?.to_map())
     }
 
     /// A whole document (what the event mapper returns), read like attributes. Attributes sit one
@@ -93,188 +362,35 @@ impl Reader {
         arg: impl Display + Copy,
         max_bytes: usize,
     ) -> ArgResult<Attributes> {
-        self.object_of(value, arg, max_bytes, 1)
+        Ok(self.object_of(value, &arg, max_bytes, 1)?.to_map())
     }
 
     fn object_of(
         &self,
         value: sys::napi_value,
-        arg: impl Display + Copy,
+        arg: &dyn Display,
         max_bytes: usize,
         extra_depth: usize,
-    ) -> ArgResult<Attributes> {
+    ) -> ArgResult<Attrs> {
         match self.type_of(value) {
-            UNDEFINED | NULL => Ok(Attributes::new()),
+            UNDEFINED | NULL => Ok(Attrs::default()),
             OBJECT => {
-                let mut budget =
-                    Budget { left: max_bytes, max: max_bytes, max_depth: MAX_ATTRIBUTE_DEPTH + extra_depth };
                 if self.is_array(value) {
                     return Err(self.type_err(arg, "must be an object of attributes, got an array"));
                 }
-                if let Some(map) = self.map_entries(value, arg, &mut budget)? {
-                    return Ok(map);
+                let mut enc = Encoder::new(self, max_bytes, extra_depth);
+                if enc.map_entries(value, arg)? {
+                    let attrs = enc.finish();
+                    // A custom Map-like may repeat a key: keep the last, as a Map would.
+                    return Ok(if has_repeated_key(&attrs) { Attrs::from_map(&attrs.to_map()) } else { attrs });
                 }
                 // Its type is known (an object, not an array): its members at once. A Date has
                 // none, as JSON.stringify's object members would be.
-                self.members(value, &arg, 0, &mut budget)
+                enc.members(value, arg, 0)?;
+                Ok(enc.finish())
             }
             t => Err(self.type_err(arg, format_args!("must be an object of attributes, got {}", type_name(t)))),
         }
-    }
-
-    /// The entries of a Map-like object (a JS `Map` or ArkTS `collections.Map`), read through its
-    /// iterator and converted one by one, each charged to the budget as it is read (so an endless
-    /// iterator ends in a RangeError); None for any other object.
-    fn map_entries(
-        &self,
-        obj: sys::napi_value,
-        arg: impl Display + Copy,
-        budget: &mut Budget,
-    ) -> ArgResult<Option<Attributes>> {
-        if !self.is_map(obj) {
-            return Ok(None);
-        }
-        let entries_fn = self.field(obj, "entries", arg)?;
-        let mut iter = ptr::null_mut();
-        // SAFETY: entries_fn is a function (checked by is_map); obj is its receiver.
-        let status = unsafe { sys::napi_call_function(self.env, obj, entries_fn, 0, ptr::null(), &mut iter) };
-        if status != sys::Status::napi_ok || self.type_of(iter) != OBJECT {
-            return Err(self.napi_failed(arg));
-        }
-        let next = self.field(iter, "next", arg)?;
-        let mut out = Map::new();
-        loop {
-            let mut step = ptr::null_mut();
-            // SAFETY: next is the iterator's next method.
-            let status = unsafe { sys::napi_call_function(self.env, iter, next, 0, ptr::null(), &mut step) };
-            if status != sys::Status::napi_ok || self.type_of(step) != OBJECT {
-                return Err(self.napi_failed(arg));
-            }
-            let done = self.field(step, "done", arg)?;
-            if self.type_of(done) == BOOLEAN && self.boolean(done, arg)? {
-                return Ok(Some(out));
-            }
-            let pair = self.field(step, "value", arg)?;
-            let k = self.field(pair, "0", arg)?;
-            let v = self.field(pair, "1", arg)?;
-            let key = self
-                .string(k, Sub::text(&arg, " key"))
-                .map_err(|_| self.type_err(arg, "must be a Map with string keys"))?;
-            budget.spend(self, &arg, key.len() + 4)?;
-            if let Some(v) = self.json(v, &Sub::key(&arg, &key), 1, budget)? {
-                out.insert(key, v);
-            }
-        }
-    }
-
-    /// A Map-like: has callable `entries` and `get` and a numeric `size`.
-    fn is_map(&self, obj: sys::napi_value) -> bool {
-        let has = |name: &std::ffi::CStr, t: i32| self.named(obj, name).map(|v| self.type_of(v) == t).unwrap_or(false);
-        let yes = has(c"entries", FUNCTION) && has(c"get", FUNCTION) && has(c"size", NUMBER);
-        // A throwing getter during the probe is not a Map; clear it so the real read reports it.
-        self.take_exception();
-        yes
-    }
-
-    /// One JSON-like value; None for members JSON drops (`undefined`).
-    fn json(
-        &self,
-        value: sys::napi_value,
-        at: &dyn Display,
-        depth: usize,
-        budget: &mut Budget,
-    ) -> ArgResult<Option<Value>> {
-        if depth > budget.max_depth {
-            return Err(
-                self.range_err(at, format_args!("nests deeper than {MAX_ATTRIBUTE_DEPTH} levels (is it cyclic?)"))
-            );
-        }
-        match self.type_of(value) {
-            UNDEFINED => Ok(None),
-            NULL => {
-                budget.spend(self, at, SCALAR_COST)?;
-                Ok(Some(Value::Null))
-            }
-            // The type is known: read the value without asking for it again (one Node-API call
-            // per scalar, where the checked readers take two).
-            BOOLEAN => {
-                budget.spend(self, at, SCALAR_COST)?;
-                let mut b = false;
-                // SAFETY: value is a boolean.
-                self.check(unsafe { sys::napi_get_value_bool(self.env, value, &mut b) }, at)?;
-                Ok(Some(Value::Bool(b)))
-            }
-            NUMBER => {
-                budget.spend(self, at, SCALAR_COST)?;
-                let mut n = 0f64;
-                // SAFETY: value is a number.
-                self.check(unsafe { sys::napi_get_value_double(self.env, value, &mut n) }, at)?;
-                if !n.is_finite() {
-                    return Err(self.range_err(at, format_args!("must be finite, got {n}")));
-                }
-                Ok(Some(number_value(n)))
-            }
-            STRING => {
-                let s = self.raw_string(value, at)?;
-                budget.spend(self, at, s.len() + 2)?;
-                Ok(Some(Value::String(s)))
-            }
-            OBJECT if self.is_date(value) => {
-                let mut ms = 0f64;
-                // SAFETY: value is a Date.
-                self.check(unsafe { sys::napi_get_date_value(self.env, value, &mut ms) }, at)?;
-                if !ms.is_finite() {
-                    return Err(self.range_err(at, "is an invalid Date"));
-                }
-                budget.spend(self, at, SCALAR_COST)?;
-                Ok(Some(number_value(ms)))
-            }
-            OBJECT if self.is_array(value) => {
-                let mut len = 0u32;
-                // SAFETY: value is an array.
-                self.check(unsafe { sys::napi_get_array_length(self.env, value, &mut len) }, at)?;
-                // Every element costs at least a byte of JSON: a huge (or sparse) length is
-                // refused before anything is read. The length is the caller's: even within the
-                // budget it reserves no more than a page of elements up front (a length of 2^32-1
-                // under a large eventMaxBytes asked for 128 GiB at once, and the process aborted).
-                budget.spend(self, at, len as usize)?;
-                let mut out = Vec::with_capacity((len as usize).min(ARRAY_RESERVE));
-                for i in 0..len {
-                    let item = self.element(value, i, at)?;
-                    let v = match self.json(item, &Sub::index(&at, i), depth + 1, budget)? {
-                        Some(v) => v,
-                        // A hole or `undefined` is `null` in JSON, and costs what null costs.
-                        None => {
-                            budget.spend(self, &Sub::index(&at, i), SCALAR_COST)?;
-                            Value::Null
-                        }
-                    };
-                    out.push(v);
-                }
-                Ok(Some(Value::Array(out)))
-            }
-            OBJECT => self.members(value, at, depth, budget).map(|m| Some(Value::Object(m))),
-            t => Err(self.type_err(at, format_args!("cannot be {}: attribute values must be JSON-like", type_name(t)))),
-        }
-    }
-
-    /// An object's own enumerable members, each read as a JSON-like value.
-    fn members(
-        &self,
-        value: sys::napi_value,
-        at: &dyn Display,
-        depth: usize,
-        budget: &mut Budget,
-    ) -> ArgResult<Attributes> {
-        let mut out = Map::new();
-        // Every member costs at least 4 bytes of JSON (`"":x,`).
-        for (k, v) in self.keys(value, at, budget.left / 4)? {
-            budget.spend(self, at, k.len() + 4)?;
-            if let Some(v) = self.json(v, &Sub::key(&at, &k), depth + 1, budget)? {
-                out.insert(k, v);
-            }
-        }
-        Ok(out)
     }
 
     /// One attribute value on its own (`addAttribute`'s): the checks and the budget of a value
@@ -285,35 +401,10 @@ impl Reader {
         arg: impl Display + Copy,
         max_bytes: usize,
     ) -> ArgResult<Value> {
-        let mut budget = Budget { left: max_bytes, max: max_bytes, max_depth: MAX_ATTRIBUTE_DEPTH };
-        self.json(value, &arg, 1, &mut budget)?.ok_or_else(|| self.type_err(arg, "must not be undefined"))
-    }
-}
-
-/// Integral numbers in the safe range stay integers in JSON (`3`, not `3.0`).
-fn number_value(n: f64) -> Value {
-    const SAFE: f64 = 9_007_199_254_740_991.0;
-    if n.fract() == 0.0 && n.abs() <= SAFE {
-        Value::Number(Number::from(n as i64))
-    } else {
-        Number::from_f64(n).map(Value::Number).unwrap_or(Value::Null)
-    }
-}
-
-/// JSON bytes an argument may still take.
-struct Budget {
-    left: usize,
-    max: usize,
-    /// Deepest nesting allowed.
-    max_depth: usize,
-}
-
-impl Budget {
-    fn spend(&mut self, r: &Reader, at: &dyn Display, n: usize) -> ArgResult<()> {
-        if n > self.left {
-            return Err(r.range_err(at, format_args!("makes the event larger than eventMaxBytes ({} bytes)", self.max)));
+        let mut enc = Encoder::new(self, max_bytes, 0);
+        if !enc.value(value, &arg, 1)? {
+            return Err(self.type_err(arg, "must not be undefined"));
         }
-        self.left -= n;
-        Ok(())
+        serde_json::from_slice(&enc.out).map_err(|e| self.range_err(arg, format_args!("cannot be read back: {e}")))
     }
 }

@@ -244,29 +244,38 @@ impl Reader {
     }
 
     pub(super) fn raw_string(&self, value: sys::napi_value, arg: impl Display + Copy) -> ArgResult<String> {
-        // Most strings fit a stack buffer: one engine call instead of a length query and a copy.
-        let mut stack = [std::mem::MaybeUninit::<u8>::uninit(); STACK_STRING_BYTES];
+        let mut buf = Vec::new();
+        self.append_utf8(value, arg, &mut buf)?;
+        // The engine converts lone surrogates to U+FFFD, so this is valid UTF-8; stay safe anyway.
+        String::from_utf8(buf).map_err(|_| self.range_err(arg, "is not valid UTF-16 text"))
+    }
+
+    /// Appends a JS string's UTF-8 bytes to `out`. Most strings fit `STACK_STRING_BYTES` of spare
+    /// room: one engine call instead of a length query and a copy; the bytes land in place.
+    pub(super) fn append_utf8(
+        &self,
+        value: sys::napi_value,
+        arg: impl Display + Copy,
+        out: &mut Vec<u8>,
+    ) -> ArgResult<()> {
+        let start = out.len();
+        out.reserve(STACK_STRING_BYTES);
+        let room = out.capacity() - start;
         let mut written = 0usize;
-        // SAFETY: the buffer has STACK_STRING_BYTES bytes; the engine writes at most that many
-        // (the NUL included) and reports how many it wrote before the NUL.
+        // SAFETY: out has `room` bytes of spare capacity past `start`; the engine writes at most
+        // that many (the NUL included) and reports how many it wrote before the NUL.
         let status = unsafe {
-            sys::napi_get_value_string_utf8(
-                self.env,
-                value,
-                stack.as_mut_ptr().cast(),
-                STACK_STRING_BYTES,
-                &mut written,
-            )
+            sys::napi_get_value_string_utf8(self.env, value, out.as_mut_ptr().add(start).cast(), room, &mut written)
         };
         if status != sys::Status::napi_ok {
             return Err(self.napi_failed(arg));
         }
-        // A truncated copy ends within 4 bytes (one UTF-8 character) of the buffer's end, since
-        // the engine never splits a character; anything shorter is the whole string.
-        if written + 4 < STACK_STRING_BYTES {
-            // SAFETY: the engine initialised the first `written` bytes.
-            let bytes = unsafe { std::slice::from_raw_parts(stack.as_ptr().cast::<u8>(), written) };
-            return String::from_utf8(bytes.to_vec()).map_err(|_| self.range_err(arg, "is not valid UTF-16 text"));
+        // A truncated copy ends within 4 bytes (one UTF-8 character) of the room's end, since the
+        // engine never splits a character; anything shorter is the whole string.
+        if written + 4 < room {
+            // SAFETY: the engine initialised `written` bytes past `start`.
+            unsafe { out.set_len(start + written) };
+            return Ok(());
         }
         let mut len = 0usize;
         // SAFETY: a null buffer asks for the length in bytes, excluding the NUL.
@@ -274,18 +283,18 @@ impl Reader {
         if status != sys::Status::napi_ok {
             return Err(self.napi_failed(arg));
         }
-        // Uninitialised capacity, not a zeroed buffer: the engine writes every byte we keep.
-        let mut buf: Vec<u8> = Vec::with_capacity(len + 1);
-        // SAFETY: buf has room for len bytes plus the NUL the engine writes.
-        let status =
-            unsafe { sys::napi_get_value_string_utf8(self.env, value, buf.as_mut_ptr().cast(), len + 1, &mut written) };
+        // Uninitialised capacity, not zeroed: the engine writes every byte kept.
+        out.reserve(len + 1);
+        // SAFETY: out has room for len bytes plus the NUL past `start`.
+        let status = unsafe {
+            sys::napi_get_value_string_utf8(self.env, value, out.as_mut_ptr().add(start).cast(), len + 1, &mut written)
+        };
         if status != sys::Status::napi_ok {
             return Err(self.napi_failed(arg));
         }
-        // SAFETY: the engine wrote `written` (≤ len) bytes of UTF-8 at the start of buf.
-        unsafe { buf.set_len(written.min(len)) };
-        // The engine converts lone surrogates to U+FFFD, so this is valid UTF-8; stay safe anyway.
-        String::from_utf8(buf).map_err(|_| self.range_err(arg, "is not valid UTF-16 text"))
+        // SAFETY: the engine wrote `written` (≤ len) bytes past `start`.
+        unsafe { out.set_len(start + written.min(len)) };
+        Ok(())
     }
 
     /// A required string.

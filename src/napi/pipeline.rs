@@ -22,9 +22,10 @@ use super::lifecycle::{is_fresh_receiver, Teardown};
 use super::options::{read_connectivity, PipelineOptions};
 use super::stats::{PipelineStats, Sources};
 use super::throw;
+use crate::core::attrs::Attrs;
 use crate::core::config::{Config, TrackingConsent, MAX_ACTIONS_PER_CALL};
 use crate::core::dispatch::{Dispatcher, Inbox};
-use crate::core::event::{ActionType, Attributes, ErrorSource, EventKind, HttpMethod, ResourceKind, UserInfo};
+use crate::core::event::{ActionType, ErrorSource, EventKind, HttpMethod, ResourceKind, UserInfo};
 use crate::core::registry::{self, AttachError, Shared};
 use crate::core::seam::Clock;
 use crate::core::storage::{Batch, FlushOutcome, StorageError};
@@ -98,7 +99,7 @@ impl RumPipeline {
 
     /// Hands one event to the dispatcher, or to the inbox when called from inside the mapper.
     /// `started` is when the JS call entered, so the turn is charged for the argument copy too.
-    fn submit(&self, started: u64, kind: EventKind, attrs: Attributes) {
+    fn submit(&self, started: u64, kind: EventKind, attrs: Attrs) {
         match self.dispatcher.try_borrow_mut() {
             Ok(mut d) => d.call_from(started, kind, attrs),
             Err(_) => self.inbox.push(kind, attrs),
@@ -122,7 +123,7 @@ impl RumPipeline {
         &self,
         env: &Env,
         method: &'static str,
-        read: impl FnOnce(&Reader) -> ArgResult<(EventKind, Attributes)>,
+        read: impl FnOnce(&Reader) -> ArgResult<(EventKind, Attrs)>,
     ) -> Result<()> {
         let started = self.clock.mono_ns();
         let r = self.reader(env, method);
@@ -139,7 +140,7 @@ impl RumPipeline {
         d.queue_len() == 0 && self.shared.pipeline.skips_untracked(self.clock.wall_ms())
     }
 
-    fn attrs(&self, r: &Reader, v: &Unknown) -> ArgResult<Attributes> {
+    fn attrs(&self, r: &Reader, v: &Unknown) -> ArgResult<Attrs> {
         r.attributes(v.raw(), "attributes", self.max_event)
     }
 
@@ -155,7 +156,7 @@ impl RumPipeline {
     }
 
     /// Starts (or restarts) the view `key`.
-    #[napi(catch_unwind, ts_args_type = "key: string, name: string, attributes?: Attributes")]
+    #[napi(catch_unwind, ts_args_type = "key: string, name: string, attributes?: Attrs")]
     pub fn start_view(&self, env: Env, key: Unknown, name: Unknown, attributes: Unknown) -> Result<()> {
         self.record(&env, "startView", |r| {
             let key = self.text(r, &key, "key")?;
@@ -165,7 +166,7 @@ impl RumPipeline {
     }
 
     /// Stops the view `key` (its final document has `is_active: false`).
-    #[napi(catch_unwind, ts_args_type = "key: string, attributes?: Attributes")]
+    #[napi(catch_unwind, ts_args_type = "key: string, attributes?: Attrs")]
     pub fn stop_view(&self, env: Env, key: Unknown, attributes: Unknown) -> Result<()> {
         self.record(&env, "stopView", |r| {
             Ok((EventKind::StopView { key: self.text(r, &key, "key")? }, self.attrs(r, &attributes)?))
@@ -173,7 +174,7 @@ impl RumPipeline {
     }
 
     /// Records a user action on the current view.
-    #[napi(catch_unwind, ts_args_type = "type: ActionType, name: string, attributes?: Attributes")]
+    #[napi(catch_unwind, ts_args_type = "type: ActionType, name: string, attributes?: Attrs")]
     pub fn add_action(&self, env: Env, action_type: Unknown, name: Unknown, attributes: Unknown) -> Result<()> {
         if self.untracked() {
             return Ok(());
@@ -190,7 +191,7 @@ impl RumPipeline {
         name: &Unknown,
         attributes: &Unknown,
         within: Option<&dyn Display>,
-    ) -> ArgResult<(EventKind, Attributes)> {
+    ) -> ArgResult<(EventKind, Attrs)> {
         let at = |name| Field { within, name };
         let action_type = r.enumerated(t.raw(), at("type"), ActionType::parse, ActionType::ALL)?;
         let name = r.bounded_string(name.raw(), at("name"), self.max_event)?;
@@ -240,10 +241,7 @@ impl RumPipeline {
     }
 
     /// Records an error; everything called before it is processed first.
-    #[napi(
-        catch_unwind,
-        ts_args_type = "message: string, source: ErrorSource, stack?: string, attributes?: Attributes"
-    )]
+    #[napi(catch_unwind, ts_args_type = "message: string, source: ErrorSource, stack?: string, attributes?: Attrs")]
     pub fn add_error(
         &self,
         env: Env,
@@ -270,13 +268,13 @@ impl RumPipeline {
         self.record(&env, "markCrash", |r| {
             let message = self.text(r, &message, "message")?;
             let stack = self.opt_text(r, &stack, "stack")?;
-            Ok((EventKind::Error { message, source: ErrorSource::Source, stack, is_crash: true }, Attributes::new()))
+            Ok((EventKind::Error { message, source: ErrorSource::Source, stack, is_crash: true }, Attrs::default()))
         })?;
         Ok(self.outcome(self.shared.storage.flush_crash(self.timeout())))
     }
 
     /// Starts a resource (a network request) identified by `key`.
-    #[napi(catch_unwind, ts_args_type = "key: string, method: string, url: string, attributes?: Attributes")]
+    #[napi(catch_unwind, ts_args_type = "key: string, method: string, url: string, attributes?: Attrs")]
     pub fn start_resource(
         &self,
         env: Env,
@@ -299,7 +297,7 @@ impl RumPipeline {
     /// Stops the resource `key` and records it.
     #[napi(
         catch_unwind,
-        ts_args_type = "key: string, statusCode: number, kind: ResourceKind, sizeBytes?: number, attributes?: Attributes"
+        ts_args_type = "key: string, statusCode: number, kind: ResourceKind, sizeBytes?: number, attributes?: Attrs"
     )]
     pub fn stop_resource(
         &self,
@@ -330,7 +328,7 @@ impl RumPipeline {
             return Ok(());
         }
         self.record(&env, "addTiming", |r| {
-            Ok((EventKind::AddTiming { name: self.text(r, &name, "name")? }, Attributes::new()))
+            Ok((EventKind::AddTiming { name: self.text(r, &name, "name")? }, Attrs::default()))
         })
     }
 
@@ -341,7 +339,7 @@ impl RumPipeline {
             let key = self.text(r, &key, "key")?;
             // The same checks as an attribute's value.
             let value = r.attribute_value(value.raw(), "value", self.max_event)?;
-            Ok((EventKind::AddAttribute { key, value }, Attributes::new()))
+            Ok((EventKind::AddAttribute { key, value }, Attrs::default()))
         })
     }
 
@@ -349,7 +347,7 @@ impl RumPipeline {
     #[napi(catch_unwind, ts_args_type = "key: string")]
     pub fn remove_attribute(&self, env: Env, key: Unknown) -> Result<()> {
         self.record(&env, "removeAttribute", |r| {
-            Ok((EventKind::RemoveAttribute { key: self.text(r, &key, "key")? }, Attributes::new()))
+            Ok((EventKind::RemoveAttribute { key: self.text(r, &key, "key")? }, Attrs::default()))
         })
     }
 
@@ -358,7 +356,7 @@ impl RumPipeline {
     pub fn set_user(&self, env: Env, user: Unknown) -> Result<()> {
         self.record(&env, "setUser", |r| {
             if r.is_nullish(user.raw()) {
-                return Ok((EventKind::SetUser(None), Attributes::new()));
+                return Ok((EventKind::SetUser(None), Attrs::default()));
             }
             if !r.is_object(user.raw()) {
                 return Err(r.type_err("user", "must be an object { id?, name?, email?, extra? } or null"));
@@ -375,9 +373,9 @@ impl RumPipeline {
                 id: get("id")?,
                 name: get("name")?,
                 email: get("email")?,
-                extra: r.attributes(extra, "user.extra", self.max_event)?,
+                extra: r.attribute_map(extra, "user.extra", self.max_event)?,
             };
-            Ok((EventKind::SetUser(Some(user)), Attributes::new()))
+            Ok((EventKind::SetUser(Some(user)), Attrs::default()))
         })
     }
 
@@ -387,7 +385,7 @@ impl RumPipeline {
     pub fn set_tracking_consent(&self, env: Env, consent: Unknown) -> Result<()> {
         self.record(&env, "setTrackingConsent", |r| {
             let consent = r.enumerated(consent.raw(), "consent", TrackingConsent::parse, TrackingConsent::ALL)?;
-            Ok((EventKind::SetConsent(consent), Attributes::new()))
+            Ok((EventKind::SetConsent(consent), Attrs::default()))
         })
     }
 
@@ -397,7 +395,7 @@ impl RumPipeline {
     pub fn set_connectivity(&self, env: Env, connectivity: Unknown) -> Result<()> {
         self.record(&env, "setConnectivity", |r| {
             let c = read_connectivity(r, connectivity.raw(), "connectivity")?;
-            Ok((EventKind::SetConnectivity(c), Attributes::new()))
+            Ok((EventKind::SetConnectivity(c), Attrs::default()))
         })
     }
 
@@ -414,7 +412,7 @@ impl RumPipeline {
     #[napi(catch_unwind)]
     pub fn stop_session(&self) {
         let started = self.clock.mono_ns();
-        self.submit(started, EventKind::StopSession, Attributes::new());
+        self.submit(started, EventKind::StopSession, Attrs::default());
     }
 
     /// Keeps the session alive (call on background and periodically).
@@ -424,7 +422,7 @@ impl RumPipeline {
             return;
         }
         let started = self.clock.mono_ns();
-        self.submit(started, EventKind::KeepAlive, Attributes::new());
+        self.submit(started, EventKind::KeepAlive, Attrs::default());
     }
 
     /// Processes everything called before, writes it and seals the active batch. Returns false

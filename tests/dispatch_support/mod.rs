@@ -10,10 +10,11 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use rum_native::core::attrs::Attrs;
 use rum_native::core::config::{Config, TrackingConsent};
 use rum_native::core::dispatch::Dispatcher;
 use rum_native::core::document::{Document, DocumentKind};
-use rum_native::core::event::{ActionType, Attributes, ErrorSource, Event, EventKind, UserInfo};
+use rum_native::core::event::{ActionType, ErrorSource, Event, EventKind, UserInfo};
 use rum_native::core::pipeline::Pipeline;
 use rum_native::core::seam::{Clock, DocumentSink, EventMapper, MapOutcome, MapperError, Scheduler, SinkError, Timer};
 use rum_native::core::stats::DispatchCounters;
@@ -302,20 +303,21 @@ pub fn call_actions(d: &mut TestDispatcher, prefix: &str, seqs: Range<usize>) {
     }
 }
 
-pub fn no_attrs() -> Attributes {
-    Attributes::new()
+pub fn no_attrs() -> Attrs {
+    Attrs::default()
 }
 
-pub fn attrs(v: serde_json::Value) -> Attributes {
+/// A call's attributes from a JSON object, captured as the binding captures them.
+pub fn attrs(v: serde_json::Value) -> Attrs {
     match v {
-        serde_json::Value::Object(m) => m,
+        serde_json::Value::Object(m) => Attrs::from_map(&m),
         other => panic!("not an object: {other}"),
     }
 }
 
 /// A captured event for scope tests: seq, wall ms offset from the base, mono ns.
 pub fn event(seq: u64, mono_ns: u64, kind: EventKind) -> Event {
-    Event { seq, wall_ms: WALL_BASE_MS + (mono_ns / MS) as i64, mono_ns, kind, attrs: Attributes::new() }
+    Event { seq, wall_ms: WALL_BASE_MS + (mono_ns / MS) as i64, mono_ns, kind, attrs: Attrs::default() }
 }
 
 /// The user id a document carries.

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use rum_native::core::attrs::Attrs;
 use rum_native::core::config::{Config, TrackingConsent};
 use rum_native::core::document::{ActionDocument, Common, Document, Identity, ViewDocument, ViewRef};
 use rum_native::core::event::{ActionType, Attributes};
@@ -102,7 +103,7 @@ fn common(seq: u64, pad: usize) -> Common {
         usr: None,
         connectivity: None,
         global: Arc::new(Attributes::new()),
-        attrs,
+        attrs: Attrs::from_map(&attrs),
     }
 }
 

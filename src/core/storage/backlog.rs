@@ -70,7 +70,7 @@ pub(crate) fn weigh(doc: &Document) -> u64 {
 }
 
 fn common(c: &Common) -> usize {
-    attrs(&c.attrs)
+    c.attrs.heap_bytes()
 }
 
 /// A map entry costs its key, its value and about this much bookkeeping.

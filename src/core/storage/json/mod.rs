@@ -18,6 +18,7 @@ mod key;
 
 use serde::ser::{self, Serialize};
 
+use crate::core::attrs::RAW_JSON_TOKEN;
 use key::KeySer;
 use scalar::{write_int, write_str, FloatLike};
 
@@ -26,11 +27,14 @@ pub type Error = serde_json::Error;
 
 /// Appends the compact JSON of `value` to `out` (no trailing newline).
 pub fn to_writer<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result<(), Error> {
-    value.serialize(&mut Ser { out })
+    value.serialize(&mut Ser { out, raw: false })
 }
 
 struct Ser<'a> {
     out: &'a mut Vec<u8>,
+    /// The next string is raw JSON text (serde_json's raw value: captured attributes), copied as
+    /// it is.
+    raw: bool,
 }
 
 impl Ser<'_> {
@@ -55,6 +59,8 @@ struct Compound<'s, 'a> {
     first: bool,
     /// `}` to add after the closing bracket: the wrapper object of an enum variant.
     variant: bool,
+    /// A raw value's wrapper (serde_json's token): no brackets, its one field is the text.
+    raw: bool,
 }
 
 impl<'s, 'a> Compound<'s, 'a> {
@@ -65,7 +71,7 @@ impl<'s, 'a> Compound<'s, 'a> {
             ser.out.push(b':');
         }
         ser.out.push(bracket);
-        Compound { ser, first: true, variant: variant.is_some() }
+        Compound { ser, first: true, variant: variant.is_some(), raw: false }
     }
 
     fn comma(&mut self) {
@@ -88,6 +94,9 @@ impl<'s, 'a> Compound<'s, 'a> {
     }
 
     fn close(self, bracket: u8) -> Result<(), Error> {
+        if self.raw {
+            return Ok(());
+        }
         self.ser.out.push(bracket);
         if self.variant {
             self.ser.out.push(b'}');
@@ -123,7 +132,11 @@ impl<'s, 'a> ser::Serializer for &'s mut Ser<'a> {
         Ok(())
     }
     fn serialize_str(self, v: &str) -> Result<(), Error> {
-        write_str(self.out, v);
+        if std::mem::take(&mut self.raw) {
+            self.out.extend_from_slice(v.as_bytes());
+        } else {
+            write_str(self.out, v);
+        }
         Ok(())
     }
     /// As serde_json: an array of numbers.
@@ -185,7 +198,10 @@ impl<'s, 'a> ser::Serializer for &'s mut Ser<'a> {
     fn serialize_map(self, _len: Option<usize>) -> Result<Compound<'s, 'a>, Error> {
         Ok(Compound::open(self, b'{', None))
     }
-    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Compound<'s, 'a>, Error> {
+    fn serialize_struct(self, name: &'static str, _len: usize) -> Result<Compound<'s, 'a>, Error> {
+        if name == RAW_JSON_TOKEN {
+            return Ok(Compound { ser: self, first: true, variant: false, raw: true });
+        }
         Ok(Compound::open(self, b'{', None))
     }
     fn serialize_struct_variant(
@@ -246,6 +262,10 @@ macro_rules! structure {
             type Ok = ();
             type Error = Error;
             fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
+                if self.raw {
+                    self.ser.raw = true;
+                    return value.serialize(&mut *self.ser);
+                }
                 self.entry(key, value)
             }
             fn end(self) -> Result<(), Error> {
@@ -336,7 +356,7 @@ mod tests {
         let mut theirs = Vec::new();
         serde_json::Serializer::new(&mut theirs).serialize_bytes(b"\x00a\xff").expect("serializes");
         let mut ours = Vec::new();
-        (&mut Ser { out: &mut ours }).serialize_bytes(b"\x00a\xff").expect("serializes");
+        (&mut Ser { out: &mut ours, raw: false }).serialize_bytes(b"\x00a\xff").expect("serializes");
         assert_eq!(ours, theirs);
     }
 

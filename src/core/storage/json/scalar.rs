@@ -1,67 +1,8 @@
 //! The leaves of the writer's JSON: strings (escaped as serde_json escapes them, eight bytes at
-//! a time), integers (`itoa`), and what the serializers share about floats.
+//! a time: `core::json_text`, shared with the binding's capture), integers (`itoa`), and what the
+//! serializers share about floats.
 
-/// Bytes that JSON requires to be escaped: `"`, `\` and the controls below 0x20.
-pub(super) fn needs_escape(b: u8) -> bool {
-    b < 0x20 || b == b'"' || b == b'\\'
-}
-
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
-/// Whether any of the eight bytes needs escaping (SWAR: a byte's high bit in the result is set
-/// when it is `"`, `\` or below 0x20; borrows only ever add bits above a byte that matched).
-pub(super) fn chunk_needs_escape(chunk: u64) -> bool {
-    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v;
-    let control = chunk.wrapping_sub(ONES * 0x20) & !chunk;
-    let quote = has_zero(chunk ^ (ONES * u64::from(b'"')));
-    let backslash = has_zero(chunk ^ (ONES * u64::from(b'\\')));
-    (control | quote | backslash) & HIGHS != 0
-}
-
-/// serde_json's escapes: the short forms where JSON has one, `\u00XX` (lowercase) otherwise.
-pub(super) fn write_escape(out: &mut Vec<u8>, b: u8) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let short = match b {
-        b'"' => b'"',
-        b'\\' => b'\\',
-        b'\n' => b'n',
-        b'\r' => b'r',
-        b'\t' => b't',
-        0x08 => b'b',
-        0x0c => b'f',
-        _ => {
-            out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]);
-            return;
-        }
-    };
-    out.extend_from_slice(&[b'\\', short]);
-}
-
-pub(super) fn write_str(out: &mut Vec<u8>, s: &str) {
-    let bytes = s.as_bytes();
-    out.reserve(bytes.len() + 2);
-    out.push(b'"');
-    let mut run = 0; // start of the bytes not yet copied
-    let mut i = 0;
-    while i < bytes.len() {
-        if let Some(chunk) = bytes[i..].first_chunk::<8>() {
-            if !chunk_needs_escape(u64::from_le_bytes(*chunk)) {
-                i += 8;
-                continue;
-            }
-        }
-        let b = bytes[i];
-        if needs_escape(b) {
-            out.extend_from_slice(&bytes[run..i]);
-            write_escape(out, b);
-            run = i + 1;
-        }
-        i += 1;
-    }
-    out.extend_from_slice(&bytes[run..]);
-    out.push(b'"');
-}
+pub(super) use crate::core::json_text::write_str;
 
 pub(super) fn write_int(out: &mut Vec<u8>, v: impl itoa::Integer) {
     out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
@@ -94,24 +35,5 @@ impl FloatLike for f32 {
 impl FloatLike for f64 {
     fn finite(self) -> bool {
         self.is_finite()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_swar_check_finds_an_escape_at_every_position_of_a_chunk() {
-        for pos in 0..8 {
-            for b in [0u8, 0x1f, b'"', b'\\', b'\n'] {
-                let mut chunk = *b"abcdefgh";
-                chunk[pos] = b;
-                assert!(chunk_needs_escape(u64::from_le_bytes(chunk)), "{b:#04x} at {pos}");
-            }
-        }
-        for clean in [*b"abcdefgh", *b"        ", [0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xff]] {
-            assert!(!chunk_needs_escape(u64::from_le_bytes(clean)), "{clean:?}");
-        }
     }
 }
