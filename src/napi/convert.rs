@@ -243,9 +243,35 @@ impl Reader {
         self.named(obj, &c).ok_or_else(|| self.napi_failed(Sub::key(&arg, name)))
     }
 
+    /// A JS string as an owned `String` of its exact size (a name, a key, a message: kept with
+    /// the event, so no spare capacity).
     pub(super) fn raw_string(&self, value: sys::napi_value, arg: impl Display + Copy) -> ArgResult<String> {
-        let mut buf = Vec::new();
-        self.append_utf8(value, arg, &mut buf)?;
+        // Most strings fit a stack buffer: one engine call, then one exact allocation.
+        let mut stack = [std::mem::MaybeUninit::<u8>::uninit(); STACK_STRING_BYTES];
+        let mut written = 0usize;
+        // SAFETY: the buffer has STACK_STRING_BYTES bytes; the engine writes at most that many
+        // (the NUL included) and reports how many it wrote before the NUL.
+        let status = unsafe {
+            sys::napi_get_value_string_utf8(
+                self.env,
+                value,
+                stack.as_mut_ptr().cast(),
+                STACK_STRING_BYTES,
+                &mut written,
+            )
+        };
+        if status != sys::Status::napi_ok {
+            return Err(self.napi_failed(arg));
+        }
+        let buf = if written + 4 < STACK_STRING_BYTES {
+            // SAFETY: the engine initialised the first `written` bytes.
+            unsafe { std::slice::from_raw_parts(stack.as_ptr().cast::<u8>(), written) }.to_vec()
+        } else {
+            let mut buf = Vec::new();
+            self.append_utf8(value, arg, &mut buf)?;
+            buf.shrink_to_fit();
+            buf
+        };
         // The engine converts lone surrogates to U+FFFD, so this is valid UTF-8; stay safe anyway.
         String::from_utf8(buf).map_err(|_| self.range_err(arg, "is not valid UTF-16 text"))
     }
@@ -412,8 +438,30 @@ impl Reader {
         parse: fn(&str) -> Option<T>,
         allowed: &[&str],
     ) -> ArgResult<T> {
-        let s = self.string(value, arg)?;
-        parse(&s).ok_or_else(|| self.range_err(arg, format_args!("must be one of {}, got {s:?}", allowed.join(", "))))
+        let t = self.type_of(value);
+        if t != STRING {
+            return Err(self.type_err(arg, format_args!("must be a string, got {}", type_name(t))));
+        }
+        // The set's names are short: read into a small stack buffer, no allocation. A longer
+        // string cannot be one of them (it is read whole only for the error message).
+        const SHORT: usize = 32;
+        let mut stack = [0u8; SHORT];
+        let mut written = 0usize;
+        // SAFETY: the buffer has SHORT bytes; the engine writes at most that many, NUL included.
+        let status =
+            unsafe { sys::napi_get_value_string_utf8(self.env, value, stack.as_mut_ptr().cast(), SHORT, &mut written) };
+        if status != sys::Status::napi_ok {
+            return Err(self.napi_failed(arg));
+        }
+        let parsed =
+            (written + 4 < SHORT).then(|| std::str::from_utf8(&stack[..written]).ok().and_then(parse)).flatten();
+        parsed.map_or_else(
+            || {
+                let s = self.raw_string(value, arg)?;
+                Err(self.range_err(arg, format_args!("must be one of {}, got {s:?}", allowed.join(", "))))
+            },
+            Ok,
+        )
     }
 
     /// The length of an array or an array-like (`length` + indices, as a Sendable
