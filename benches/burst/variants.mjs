@@ -82,14 +82,14 @@ function nativeTarget(native, storageDir, storage) {
   };
 }
 
-function baselineTarget(storageDir, storage) {
-  const sdk = new BaselineSdk(pipelineOptions(storageDir, storage));
+/** A plain-JS SDK (the baseline or the JS queue) behind the harness's target shape. */
+function jsTarget(variant, sdk, { queueLength = () => 0, settle = async () => {} } = {}) {
   return {
-    variant: 'baseline',
+    variant,
     sdk,
     startView: (key, name, attrs) => sdk.startView(key, name, attrs),
-    queueLength: () => 0,
-    async settle() {},
+    queueLength,
+    settle,
     flush: () => ({ ok: sdk.flush(), attempts: 1 }),
     stats: () => sdk.stats(),
     bytesWritten: () => sdk.stats().bytesWritten,
@@ -99,12 +99,13 @@ function baselineTarget(storageDir, storage) {
   };
 }
 
+function baselineTarget(storageDir, storage) {
+  return jsTarget('baseline', new BaselineSdk(pipelineOptions(storageDir, storage)));
+}
+
 function jsQueueTarget(storageDir, storage) {
   const sdk = new JsQueueSdk(pipelineOptions(storageDir, storage));
-  return {
-    variant: 'jsqueue',
-    sdk,
-    startView: (key, name, attrs) => sdk.startView(key, name, attrs),
+  return jsTarget('jsqueue', sdk, {
     queueLength: () => sdk.queueLength,
     /** Resolves once its slices have processed every queued call on later turns (no drain). */
     async settle(timeoutMs = 120_000) {
@@ -114,13 +115,7 @@ function jsQueueTarget(storageDir, storage) {
         await sleep(1);
       }
     },
-    flush: () => ({ ok: sdk.flush(), attempts: 1 }),
-    stats: () => sdk.stats(),
-    bytesWritten: () => sdk.stats().bytesWritten,
-    nextBatch: () => sdk.nextBatch(),
-    completeBatch: (id, delivered) => sdk.completeBatch(id, delivered),
-    stop: () => sdk.stop(),
-  };
+  });
 }
 
 function floorTarget(native) {
