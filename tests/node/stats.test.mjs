@@ -103,7 +103,7 @@ test('stats() has exactly the counters index.d.ts declares, every core counter a
   assert.ok(declared.length >= 57, `the core's 57 counters are declared (${declared.length})`);
   assert.deepEqual(Object.keys(p.stats()).sort(), [...declared].sort());
   // The terms of the conservation identity below are all there.
-  for (const k of ['documentsReceived', 'eventsOnDisk', 'preConsentEvents', 'eventsDelivered', 'lostEventsExternal']) {
+  for (const k of ['documentsReceived', 'eventsOnDisk', 'preConsentEvents', 'eventsDelivered', 'viewsSuperseded', 'lostEventsExternal']) {
     assert.ok(declared.includes(k), `${k} is declared`);
   }
 });
@@ -128,7 +128,7 @@ test('conservation from JS: received = on disk + pre-consent + delivered + evict
   const check = (label) => {
     assert.equal(p.flush(), true, `${label}: flush()`);
     const s = p.stats();
-    const accounted = s.eventsOnDisk + s.preConsentEvents + s.eventsDelivered + LOSSES(s);
+    const accounted = s.eventsOnDisk + s.preConsentEvents + s.eventsDelivered + s.viewsSuperseded + LOSSES(s);
     assert.equal(s.documentsReceived, accounted, `${label}: documentsReceived = accounted (${JSON.stringify(s)})`);
     assert.equal(
       s.documentsProduced,
