@@ -224,3 +224,29 @@ fn a_clean_batch_found_at_open_is_handed_out_whole() {
     assert_eq!(uploaded_seqs(&storage), (0..5).collect::<Vec<_>>());
     assert_eq!(storage.counters().invalid_lines_dropped.get(), 0);
 }
+
+/// A seal killed before its rename leaves a temporary file (deleted); one killed after it leaves
+/// the batch both plain and compressed (the compressed one, whole, is kept): nothing is lost,
+/// nothing is there twice.
+#[test]
+fn a_seal_cut_by_a_kill_leaves_one_copy_of_each_batch() {
+    use std::io::Write;
+    let (dir, clock) = setup();
+    let root = rum(dir.path());
+    let gz = |data: &[u8]| {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    };
+    std::fs::write(root.join(format!("batch-{T0}-1.ndjson")), lines(0..2)).unwrap();
+    std::fs::write(root.join(format!("batch-{T0}-1.ndjson.gz.tmp")), &gz(&lines(0..2))[..10]).unwrap();
+    std::fs::write(root.join(format!("batch-{T0}-2.ndjson")), lines(2..4)).unwrap();
+    std::fs::write(root.join(format!("batch-{T0}-2.ndjson.gz")), gz(&lines(2..4))).unwrap();
+    let storage = open(&small_config(dir.path()), &clock);
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    let names: Vec<String> =
+        batch_files(&root).iter().map(|f| f.2.file_name().unwrap().to_string_lossy().into()).collect();
+    assert_eq!(names, vec![format!("batch-{T0}-1.ndjson.gz"), format!("batch-{T0}-2.ndjson.gz")]);
+    assert_eq!(storage.counters().events_on_disk.get(), 4);
+    assert_eq!(uploaded_seqs(&storage), vec![0, 1, 2, 3]);
+}

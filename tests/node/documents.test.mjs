@@ -11,6 +11,7 @@ import { declaredUnion } from '../shared/dts.mjs';
 import {
   APP_ID,
   actionSeqs,
+  batchText,
   burst,
   busyWait,
   canonical,
@@ -326,7 +327,7 @@ test('upload API: nextBatch claims the oldest sealed batch, view documents reduc
     const b = p.nextBatch();
     if (b === null) break;
     checkBatchShape(b);
-    const text = Buffer.from(b.body).toString('utf8');
+    const text = batchText(b);
     const docs = parseNdjson(text, `batch ${b.id}`);
     assert.equal(b.eventCount, docs.length, 'eventCount = lines in the body');
     assert.equal(b.bytes, b.body.byteLength, 'bytes = body length');
