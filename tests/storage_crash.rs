@@ -181,7 +181,7 @@ fn seal_child() {
 /// Even seqs are actions, odd ones the next version of view `v<seq / 8>` (4 versions a view, so
 /// a view's versions span batches and some are superseded inside one).
 fn seal_doc(seq: u64) -> rum_native::core::document::Document {
-    if seq % 2 == 0 {
+    if seq.is_multiple_of(2) {
         action(seq, 200 + (seq as usize % 7) * 100)
     } else {
         view(seq, &format!("v{}", seq / 8), seq % 8 / 2 + 1)
