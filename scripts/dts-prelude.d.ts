@@ -24,7 +24,11 @@ export type RumDocument = Record<string, AttributeValue>
 /** A claimed batch: NDJSON body, view documents reduced to their latest version. */
 export interface NextBatch {
   id: string
+  /** Send as it is, with `Content-Encoding: <encoding>`: gzip unless `batchEncoding: 'identity'`
+   * (or a plain batch left by an earlier version). */
   body: ArrayBuffer
+  encoding: BatchEncoding
+  /** Documents in the body (once decompressed). */
   eventCount: number
   bytes: number
 }

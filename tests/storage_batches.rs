@@ -27,7 +27,8 @@ fn lines_are_written_in_send_order_one_document_a_line() {
 #[test]
 fn the_active_batch_rolls_before_it_would_pass_the_batch_size() {
     let (dir, clock) = setup();
-    let config = small_config(dir.path());
+    // Plain, so the sealed files keep the size they rolled at.
+    let config = plain(small_config(dir.path()));
     let storage = open(&config, &clock);
     let len = line_len(&action(10, 350)) as u64;
     write_actions(&storage.sink(), 10..40, 350);
@@ -55,7 +56,7 @@ fn the_active_batch_rolls_when_its_window_passes() {
     storage.sink().write(action(2, 10)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let files = batch_files(storage.directory());
-    let per_file: Vec<Vec<u64>> = files.iter().map(|(_, _, p)| seqs_in(&std::fs::read(p).unwrap())).collect();
+    let per_file: Vec<Vec<u64>> = files.iter().map(|(_, _, p)| seqs_in(&file_lines(p))).collect();
     assert_eq!(per_file, vec![vec![0, 1], vec![2]]);
 }
 
@@ -69,7 +70,7 @@ fn the_uploader_is_not_starved_by_an_active_batch_past_its_window() {
     assert_eq!(storage.next_batch().unwrap(), None, "the active batch is still in its window");
     clock.advance(config.batch_window_ms as i64);
     let batch = storage.next_batch().unwrap().expect("the active batch, sealed for the uploader");
-    assert_eq!(seqs_in(&batch.body), vec![0]);
+    assert_eq!(seqs_in(&body_lines(&batch)), vec![0]);
     storage.complete_batch(&batch.id, true).unwrap();
     storage.sink().write(action(1, 10)).unwrap();
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
@@ -111,13 +112,13 @@ fn next_batch_claims_the_oldest_and_complete_deletes_or_releases_it() {
         assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done); // one batch each
     }
     let first = storage.next_batch().unwrap().unwrap();
-    assert_eq!(seq_of(&parse_lines(&first.body)[0]), 0);
+    assert_eq!(seq_of(&parse_lines(&body_lines(&first))[0]), 0);
     assert!(first.id.starts_with("batch-") && first.id.ends_with(".ndjson"), "{}", first.id);
     let claimed: Vec<bool> = batch_files(storage.directory()).iter().map(|f| f.1).collect();
     assert_eq!(claimed, vec![true, false, false], "the claim is a rename");
 
     let second = storage.next_batch().unwrap().unwrap();
-    assert_eq!(seq_of(&parse_lines(&second.body)[0]), 1, "a claimed batch is not returned twice");
+    assert_eq!(seq_of(&parse_lines(&body_lines(&second))[0]), 1, "a claimed batch is not returned twice");
     storage.complete_batch(&second.id, false).unwrap();
     let again = storage.next_batch().unwrap().unwrap();
     assert_eq!(again.id, second.id, "a released batch is the next one claimed");
@@ -172,11 +173,14 @@ fn views_are_reduced_to_their_highest_document_version_on_read() {
     }
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     let batch = storage.next_batch().unwrap().unwrap();
-    let kept = seqs_in(&batch.body);
+    let kept = seqs_in(&body_lines(&batch));
     assert_eq!(kept, vec![1, 4, 5, 6], "actions, then A v3 and B v2 where they stand");
     assert_eq!(batch.event_count, 4);
-    // The file keeps every line (the reduction is of what is uploaded).
-    assert_eq!(lines_on_disk(storage.directory()).len(), 7);
+    // Sealed compressed, the file holds the reduced lines; the superseded views are accounted.
+    assert_eq!(lines_on_disk(storage.directory()).len(), 4);
+    let c = storage.counters();
+    assert_eq!(c.views_superseded.get(), 3);
+    assert_eq!(c.documents_received.get(), c.events_accounted());
 }
 
 #[test]
@@ -202,7 +206,7 @@ fn a_reader_never_returns_a_partial_line() {
     let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
     std::io::Write::write_all(&mut f, b"{\"type\":\"action\",\"da").unwrap();
     let batch = storage.next_batch().unwrap().unwrap();
-    assert_eq!(parse_lines(&batch.body).len(), 1);
+    assert_eq!(parse_lines(&body_lines(&batch)).len(), 1);
 }
 
 #[test]
@@ -237,7 +241,7 @@ fn batches_older_than_the_max_age_are_evicted_not_uploaded() {
 #[test]
 fn the_quota_evicts_the_oldest_unclaimed_sealed_batches_first() {
     let (dir, clock) = setup();
-    let config = rum_native::core::config::Config { disk_quota_bytes: 16 * 1024, ..small_config(dir.path()) };
+    let config = rum_native::core::config::Config { disk_quota_bytes: 16 * 1024, ..plain(small_config(dir.path())) };
     let storage = open(&config, &clock);
     write_actions(&storage.sink(), 0..100, 350);
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
@@ -322,7 +326,7 @@ fn claimed_batches_are_never_evicted_and_a_document_that_cannot_fit_is_dropped()
     let config = rum_native::core::config::Config {
         batch_max_bytes: 4 * len,
         disk_quota_bytes: 8 * len + len / 2,
-        ..small_config(dir.path())
+        ..plain(small_config(dir.path()))
     };
     let storage = open(&config, &clock);
     for i in 0..8 {

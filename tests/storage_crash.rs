@@ -6,9 +6,16 @@
 //! `MIDWRITE`, so some kill surely cuts a line however fast or loaded the machine is — reopens
 //! the directory, and checks: every line parses (the torn tail is gone), the lines are the
 //! documents in send order with no gap, and everything flushed before the kill is there.
+//!
+//! A second child (`seal_child`) seals in a loop: a flush after every few documents, actions and
+//! new versions of views, so most kills land inside a seal (reading back, compressing, writing the
+//! temporary file — also in two halves — renaming, removing the plain file). After the reopen
+//! every flushed action is there exactly once, no view version is there twice, and each view's
+//! latest flushed version is there.
 
 mod storage_support;
 
+use std::collections::{BTreeMap, HashSet};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -132,6 +139,8 @@ fn a_killed_writer_loses_nothing_flushed_and_leaves_no_torn_line() {
         let last_flushed = last_flushed.unwrap();
 
         let storage = Storage::open(&config, StorageOptions::default()).unwrap();
+        // The writer seals (compresses) the batches it recovered first thing: read after it has.
+        assert_eq!(storage.flush(Duration::from_secs(10)), FlushOutcome::Done);
         torn += storage.counters().torn_lines_dropped.get();
         let seqs = seqs_on_disk(storage.directory()); // all parse
         let end = start + seqs.len() as u64;
@@ -142,4 +151,145 @@ fn a_killed_writer_loses_nothing_flushed_and_leaves_no_torn_line() {
     }
     println!("{rounds} kills; torn last lines cut at reopen: {torn}");
     assert!(torn > 0, "no kill landed inside a line in {rounds} rounds: the torn-line path went untested");
+}
+
+const SEAL_EVERY: u64 = 6;
+
+/// Runs only as the child of the seal test; as a plain test it returns at once.
+#[test]
+fn seal_child() {
+    let Some(dir) = std::env::var_os("RUM_STORAGE_SEAL_CHILD_DIR") else { return };
+    let start: u64 = std::env::var(CHILD_START).unwrap().parse().unwrap();
+    let mut fs = FaultFs::new();
+    fs.split_writes(Duration::from_millis(2));
+    fs.mid_write = Some(std::sync::Arc::new(|| {
+        say("MIDWRITE");
+    }));
+    let options = StorageOptions { fs: std::sync::Arc::new(fs), ..StorageOptions::default() };
+    let storage = Storage::open(&config(Path::new(&dir)), options).unwrap();
+    let sink = storage.sink();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    for seq in start.. {
+        sink.write(seal_doc(seq)).unwrap();
+        if (seq - start) % SEAL_EVERY == SEAL_EVERY - 1 {
+            assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+            if !say(&format!("FLUSHED {seq}")) || Instant::now() > deadline {
+                return;
+            }
+        }
+    }
+}
+
+/// Even seqs are actions, odd ones the next version of view `v<seq / 8>` (4 versions a view, so
+/// a view's versions span batches and some are superseded inside one).
+fn seal_doc(seq: u64) -> rum_native::core::document::Document {
+    if seq.is_multiple_of(2) {
+        action(seq, 200 + (seq as usize % 7) * 100)
+    } else {
+        view(seq, &format!("v{}", seq / 8), seq % 8 / 2 + 1)
+    }
+}
+
+#[test]
+fn a_writer_killed_while_sealing_loses_nothing_flushed_and_duplicates_nothing() {
+    quiet();
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path());
+    let mut flushed_actions = Vec::new();
+    let mut flushed_views: BTreeMap<String, u64> = BTreeMap::new();
+    let (mut temps, mut twins) = (0, 0);
+    for round in 0..10u64 {
+        let start = round * 1_000_000;
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args(["seal_child", "--exact", "--nocapture"])
+            .env("RUM_STORAGE_SEAL_CHILD_DIR", dir.path())
+            .env(CHILD_START, start.to_string())
+            .env("RUM_NATIVE_QUIET", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut reader = BufReader::new(child.stdout.take().unwrap());
+        let kill_after = 3 + (round * 5) % 11;
+        let (mut markers, mut last_flushed, mut mid) = (0, None, 0);
+        let mut line = String::new();
+        // Every round but the first few: right after the n-th half-done write past the marker,
+        // which is inside a seal's temporary file as often as inside the active batch.
+        let mids = round % 4;
+        while markers < kill_after || mid < mids {
+            line.clear();
+            assert!(reader.read_line(&mut line).unwrap() > 0, "the child ended before the kill");
+            if let Some(seq) = flushed_seq(&line) {
+                markers += 1;
+                last_flushed = Some(seq);
+            } else if line.trim() == "MIDWRITE" && markers >= kill_after {
+                mid += 1;
+            }
+        }
+        child.kill().unwrap();
+        for line in reader.lines() {
+            if let Some(seq) = line.ok().as_deref().and_then(flushed_seq) {
+                last_flushed = Some(seq);
+            }
+        }
+        child.wait().unwrap();
+        for seq in start..=last_flushed.unwrap() {
+            match seal_doc(seq) {
+                rum_native::core::document::Document::View(v) => {
+                    let best = flushed_views.entry(v.view.id.to_string()).or_default();
+                    *best = (*best).max(v.document_version);
+                }
+                _ => flushed_actions.push(seq),
+            }
+        }
+
+        // What the kill left: a seal cut before its rename (a temporary file), or after it (a
+        // batch there both plain and compressed).
+        let left: Vec<String> = std::fs::read_dir(dir.path().join("rum"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        temps += left.iter().filter(|n| n.ends_with(".gz.tmp")).count();
+        twins += left.iter().filter(|n| n.ends_with(".ndjson") && left.contains(&format!("{n}.gz"))).count();
+        let storage = Storage::open(&config, StorageOptions::default()).unwrap();
+        assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done, "the writer has checked what it found");
+        let root = storage.directory();
+        let names: Vec<String> =
+            batch_files(root).iter().map(|f| f.2.file_name().unwrap().to_string_lossy().into()).collect();
+        assert!(!names.iter().any(|n| n.ends_with(".tmp")), "round {round}: a temporary file is left: {names:?}");
+        let mut seen_actions = HashSet::new();
+        let mut seen_views = HashSet::new();
+        let mut latest: BTreeMap<String, u64> = BTreeMap::new();
+        for doc in lines_on_disk(root) {
+            if doc["type"] == "view" {
+                let (id, version) =
+                    (doc["view"]["id"].as_str().unwrap().to_string(), doc["_dd"]["document_version"].as_u64().unwrap());
+                assert!(seen_views.insert((id.clone(), version)), "round {round}: view {id} v{version} twice");
+                let best = latest.entry(id).or_default();
+                *best = (*best).max(version);
+            } else {
+                let seq = seq_of(&doc);
+                assert!(seen_actions.insert(seq), "round {round}: action {seq} twice");
+            }
+        }
+        for seq in &flushed_actions {
+            assert!(seen_actions.contains(seq), "round {round}: flushed action {seq} lost");
+        }
+        for (id, version) in &flushed_views {
+            assert!(latest.get(id).is_some_and(|v| v >= version), "round {round}: view {id} v{version} lost");
+        }
+        let c = storage.counters();
+        assert_eq!(bytes_on_disk(root), c.bytes_on_disk.get(), "round {round}: bytes on disk as counted");
+        drop(storage);
+    }
+    println!("10 kills while sealing; left a temporary file: {temps}, a plain and compressed twin: {twins}");
+    // Everything reaches the uploader once, whole.
+    let storage = Storage::open(&config, StorageOptions::default()).unwrap();
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    let uploaded = upload_all(&storage);
+    let actions: Vec<u64> = uploaded.iter().filter(|d| d["type"] == "action").map(seq_of).collect();
+    assert_eq!(actions.len(), actions.iter().collect::<HashSet<_>>().len(), "no action uploaded twice");
+    for seq in &flushed_actions {
+        assert!(actions.contains(seq), "flushed action {seq} not uploaded");
+    }
 }

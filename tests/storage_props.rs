@@ -59,7 +59,7 @@ fn count_lines(dir: &Path, prefix: &str) -> u64 {
     entries
         .filter_map(Result::ok)
         .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
-        .map(|e| parse_lines(&std::fs::read(e.path()).unwrap()).len() as u64)
+        .map(|e| parse_lines(&file_lines(&e.path())).len() as u64)
         .sum()
 }
 
@@ -100,7 +100,7 @@ fn run(quota: u64, max_files: u32, steps: &[Step]) -> Result<(), TestCaseError> 
             }
             Step::Flush => prop_assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done),
             Step::Claim => {
-                if let Some(batch) = storage.next_batch().unwrap() {
+                if let Some(batch) = next_batch_waiting(&storage) {
                     claimed.retain(|(id, _)| *id != batch.id);
                     claimed.push((batch.id, clock.now()));
                 }

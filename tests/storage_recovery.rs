@@ -4,7 +4,7 @@ mod storage_support;
 
 use std::path::Path;
 
-use rum_native::core::config::Config;
+use rum_native::core::config::{BatchEncoding, Config};
 use rum_native::core::seam::DocumentSink;
 use rum_native::core::storage::{json, FlushOutcome, RUM_DIR};
 use storage_support::*;
@@ -34,13 +34,35 @@ fn an_unsealed_batch_is_sealed_with_its_torn_last_line_dropped() {
     data.extend_from_slice(&lines(3..4)[..40]); // the writer died inside this line
     std::fs::write(root.join(format!("batch-{T0}-5.ndjson")), &data).unwrap();
 
-    let storage = open(&small_config(dir.path()), &clock);
+    let storage = open(&plain(small_config(dir.path())), &clock);
     let c = storage.counters();
     assert_eq!(c.torn_lines_dropped.get(), 1);
     assert_eq!(c.batches_recovered.get(), 1);
     assert_eq!(c.events_on_disk.get(), 3);
     assert_eq!(bytes_on_disk(&root), whole, "the torn tail is cut from the file");
     assert_eq!(uploaded_seqs(&storage), vec![0, 1, 2]);
+}
+
+/// With compressed batches, the writer's check compresses the recovered batch: the plain file
+/// goes, the compressed one holds the whole lines, and it is uploaded as gzip.
+#[test]
+fn a_recovered_plain_batch_is_compressed_by_the_writer() {
+    let (dir, clock) = setup();
+    let root = rum(dir.path());
+    let mut data = lines(0..3);
+    data.extend_from_slice(&lines(3..4)[..40]);
+    std::fs::write(root.join(format!("batch-{T0}-5.ndjson")), &data).unwrap();
+    let storage = open(&small_config(dir.path()), &clock);
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    let names: Vec<String> =
+        batch_files(&root).iter().map(|f| f.2.file_name().unwrap().to_string_lossy().into()).collect();
+    assert_eq!(names, vec![format!("batch-{T0}-5.ndjson.gz")]);
+    let c = storage.counters();
+    assert_eq!((c.torn_lines_dropped.get(), c.events_on_disk.get()), (1, 3));
+    assert_eq!(bytes_on_disk(&root), c.bytes_on_disk.get());
+    let batch = next_batch_waiting(&storage).expect("the batch");
+    assert_eq!(batch.encoding, BatchEncoding::Gzip);
+    assert_eq!(seqs_in(&body_lines(&batch)), vec![0, 1, 2]);
 }
 
 #[test]
@@ -137,6 +159,7 @@ fn limits_apply_at_open_to_what_an_earlier_process_left() {
         std::fs::write(root.join(format!("batch-{T0}-{seq}.ndjson")), lines(seq * 10..seq * 10 + 2)).unwrap();
     }
     let storage = open(&config, &clock);
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done, "the writer has checked (and compressed) them");
     let c = storage.counters();
     assert_eq!((c.evicted_batches_age.get(), c.evicted_events_age.get()), (1, 2));
     assert_eq!((c.evicted_batches_oversize.get(), c.evicted_events_oversize.get()), (1, 30));
@@ -176,9 +199,9 @@ fn lines_that_are_not_documents_never_reach_an_uploader() {
 
     let storage = open(&small_config(dir.path()), &clock);
     let batch = storage.next_batch().unwrap().expect("the batch");
-    assert_eq!(seqs_in(&batch.body), vec![0, 1, 2, 3]);
+    assert_eq!(seqs_in(&body_lines(&batch)), vec![0, 1, 2, 3]);
     assert_eq!(batch.event_count, 4);
-    for line in batch.body.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+    for line in body_lines(&batch).split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
         let text = std::str::from_utf8(line).expect("UTF-8");
         assert!(serde_json::from_str::<serde_json::Value>(text).unwrap().is_object());
     }
@@ -200,4 +223,30 @@ fn a_clean_batch_found_at_open_is_handed_out_whole() {
     let storage = open(&small_config(dir.path()), &clock);
     assert_eq!(uploaded_seqs(&storage), (0..5).collect::<Vec<_>>());
     assert_eq!(storage.counters().invalid_lines_dropped.get(), 0);
+}
+
+/// A seal killed before its rename leaves a temporary file (deleted); one killed after it leaves
+/// the batch both plain and compressed (the compressed one, whole, is kept): nothing is lost,
+/// nothing is there twice.
+#[test]
+fn a_seal_cut_by_a_kill_leaves_one_copy_of_each_batch() {
+    use std::io::Write;
+    let (dir, clock) = setup();
+    let root = rum(dir.path());
+    let gz = |data: &[u8]| {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    };
+    std::fs::write(root.join(format!("batch-{T0}-1.ndjson")), lines(0..2)).unwrap();
+    std::fs::write(root.join(format!("batch-{T0}-1.ndjson.gz.tmp")), &gz(&lines(0..2))[..10]).unwrap();
+    std::fs::write(root.join(format!("batch-{T0}-2.ndjson")), lines(2..4)).unwrap();
+    std::fs::write(root.join(format!("batch-{T0}-2.ndjson.gz")), gz(&lines(2..4))).unwrap();
+    let storage = open(&small_config(dir.path()), &clock);
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    let names: Vec<String> =
+        batch_files(&root).iter().map(|f| f.2.file_name().unwrap().to_string_lossy().into()).collect();
+    assert_eq!(names, vec![format!("batch-{T0}-1.ndjson.gz"), format!("batch-{T0}-2.ndjson.gz")]);
+    assert_eq!(storage.counters().events_on_disk.get(), 4);
+    assert_eq!(uploaded_seqs(&storage), vec![0, 1, 2, 3]);
 }

@@ -9,6 +9,7 @@
 // delay before the next cycle, up to 60 s; a success restores the 2,000 ms period.
 
 import http from 'node:http';
+import zlib from 'node:zlib';
 import { UPLOADER } from './scenarios.mjs';
 
 export async function startIntake() {
@@ -27,9 +28,11 @@ export async function startIntake() {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
+      const wire = Buffer.concat(chunks);
+      // The native pipeline hands out sealed batches gzip-compressed, sent as they are.
+      const body = (/^gzip$/i.test(req.headers['content-encoding'] ?? '') ? zlib.gunzipSync(wire) : wire).toString('utf8');
       counts.requests += 1;
-      counts.bytes += Buffer.byteLength(body);
+      counts.bytes += wire.length;
       for (const line of body.split('\n')) {
         if (!line) continue;
         let doc;
@@ -72,12 +75,17 @@ export async function startIntake() {
   };
 }
 
-/** POSTs one batch body; resolves true on a 2xx answer, false on anything else. */
-function post(agent, url, body) {
+/**
+ * POSTs one batch body, as it is (a gzip body says so with Content-Encoding, as RumUploader sends
+ * it); resolves true on a 2xx answer, false on anything else.
+ */
+function post(agent, url, body, encoding) {
   return new Promise((resolve) => {
+    const headers = { 'content-type': 'text/plain;charset=UTF-8', 'content-length': body.byteLength };
+    if (encoding === 'gzip') headers['content-encoding'] = 'gzip';
     const req = http.request(url, {
       method: 'POST', agent,
-      headers: { 'content-type': 'text/plain;charset=UTF-8', 'content-length': body.byteLength },
+      headers,
     }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode >= 200 && res.statusCode < 300));
@@ -120,7 +128,7 @@ export class Uploader {
         cycle.empty = true;
         break;
       }
-      const ok = await post(this.#agent, this.#url, Buffer.from(batch.body));
+      const ok = await post(this.#agent, this.#url, Buffer.from(batch.body), batch.encoding);
       this.#source.completeBatch(batch.id, ok);
       if (!ok) {
         cycle.failed = true;

@@ -7,6 +7,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { buildAttributes, scenarioByName, SCALE_STORAGE } from './scenarios.mjs';
 import { cpuNow, cpuSince, MAIN_THREAD_SOURCE } from './cpu.mjs';
 import { createTarget, loadNative, plain, REQUIRED_METHODS } from './variants.mjs';
@@ -220,7 +221,7 @@ function readAll(target) {
   let documents = 0;
   for (let b = target.nextBatch(); b; b = target.nextBatch()) {
     batches += 1;
-    for (const line of bodyText(b.body).split('\n')) {
+    for (const line of bodyText(b).split('\n')) {
       if (!line) continue;
       documents += 1;
       if (!ACTION_LINE.test(line)) continue;
@@ -234,10 +235,13 @@ function readAll(target) {
   return { batches, documents, actions: ids.size, duplicates };
 }
 
-function bodyText(body) {
-  if (body instanceof ArrayBuffer) return Buffer.from(body).toString('utf8');
-  if (ArrayBuffer.isView(body)) return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
-  return String(body);
+/** A batch's NDJSON text: the native pipeline's sealed batches come gzip-compressed. */
+function bodyText({ body, encoding }) {
+  let bytes;
+  if (body instanceof ArrayBuffer) bytes = Buffer.from(body);
+  else if (ArrayBuffer.isView(body)) bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  else return String(body);
+  return (encoding === 'gzip' ? zlib.gunzipSync(bytes) : bytes).toString('utf8');
 }
 
 /** Checks the module before any sample: loads, one action end to end, and the floor function. */
@@ -256,7 +260,7 @@ async function probe(spec) {
   info.stats_keys = Object.keys(stats);
   const b = p.nextBatch();
   if (b) {
-    const text = bodyText(b.body);
+    const text = bodyText(b);
     info.batch = {
       keys: Object.keys(b), body_type: Object.prototype.toString.call(b.body),
       event_count: b.eventCount, bytes: b.bytes, actions: text.split('\n').filter((l) => ACTION_LINE.test(l)).length,

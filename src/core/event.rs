@@ -155,11 +155,17 @@ js_enum!(
     TrackingConsent { Granted = "granted", NotGranted = "not_granted", Pending = "pending" }
 );
 
+js_enum!(
+    /// How sealed batches are stored and handed to the uploader (`nextBatch().encoding`, the
+    /// HTTP `Content-Encoding` of the body).
+    BatchEncoding { Gzip = "gzip", Identity = "identity" }
+);
+
 /// The TypeScript unions of every closed set of JS strings, one `export type` line each with its
 /// doc: what `scripts/gen-dts.sh` writes at the top of `index.d.ts`, so the JS side never copies
 /// a list.
 pub fn ts_unions() -> String {
-    let sets: [(&str, &str, &[&str]); 8] = [
+    let sets: [(&str, &str, &[&str]); 9] = [
         (ActionType::TS_NAME, "RUM action types.", ActionType::ALL),
         (ErrorSource::TS_NAME, "RUM error sources.", ErrorSource::ALL),
         (ResourceKind::TS_NAME, "RUM resource types.", ResourceKind::ALL),
@@ -172,6 +178,11 @@ pub fn ts_unions() -> String {
         (DeviceType::TS_NAME, "`device.type` of the RUM event format.", DeviceType::ALL),
         (ConnectivityStatus::TS_NAME, "`connectivity.status` of the RUM event format.", ConnectivityStatus::ALL),
         (NetworkInterface::TS_NAME, "`connectivity.interfaces` of the RUM event format.", NetworkInterface::ALL),
+        (
+            BatchEncoding::TS_NAME,
+            "How sealed batches are stored and handed out (`NextBatch.encoding`).",
+            BatchEncoding::ALL,
+        ),
     ];
     sets.iter()
         .map(|(name, doc, all)| {
@@ -190,7 +201,8 @@ mod tests {
         let u = ts_unions();
         assert!(u.contains("export type ActionType = 'tap' | 'scroll' | 'swipe' | 'click' | 'back' | 'custom'\n"));
         assert!(u.contains("export type TrackingConsent = 'granted' | 'not_granted' | 'pending'\n"));
-        assert_eq!(u.matches("export type").count(), 8);
+        assert!(u.contains("export type BatchEncoding = 'gzip' | 'identity'\n"));
+        assert_eq!(u.matches("export type").count(), 9);
     }
 
     #[test]

@@ -138,8 +138,9 @@ macro_rules! for_each_counter_set {
                 /// `flush()` / `markCrash()` calls that gave up waiting for the writer.
                 flush_timeouts,
                 /// Documents the writer received: the left side of the conservation identity
-                /// `documentsReceived = eventsOnDisk + preConsentEvents + eventsDelivered + every
-                /// evicted*, dropped* and lost* event count`, which holds whenever the writer is idle.
+                /// `documentsReceived = eventsOnDisk + preConsentEvents + eventsDelivered +
+                /// viewsSuperseded + every evicted*, dropped* and lost* event count`, which holds
+                /// whenever the writer is idle.
                 documents_received,
                 /// Gauge: events in batch files, claimed ones included.
                 events_on_disk,
@@ -187,6 +188,10 @@ macro_rules! for_each_counter_set {
                 /// document each (invalid UTF-8, binary garbage, NUL runs, empty lines, other
                 /// JSON): never handed to an uploader.
                 invalid_lines_dropped,
+                /// View documents dropped when their batch was sealed compressed, because a later
+                /// `_dd.document_version` of the same view is in the batch (the intake keeps only
+                /// the highest): accounted for in the conservation identity, never uploaded.
+                views_superseded,
             }
         }
     };
@@ -224,10 +229,15 @@ impl StorageCounters {
             + self.lost_events_external.get()
     }
 
-    /// Conservation: every received document is on disk, delivered, evicted or dropped.
+    /// Conservation: every received document is on disk, delivered, evicted, dropped, or a view
+    /// superseded in its batch.
     /// `documents_received == events_accounted()` holds whenever the writer is idle (after a
     /// flush), for a directory that started empty.
     pub fn events_accounted(&self) -> u64 {
-        self.events_on_disk.get() + self.pre_consent_events.get() + self.events_delivered.get() + self.events_lost()
+        self.events_on_disk.get()
+            + self.pre_consent_events.get()
+            + self.events_delivered.get()
+            + self.views_superseded.get()
+            + self.events_lost()
     }
 }

@@ -554,6 +554,7 @@ impl RumPipeline {
 fn batch_object(env: &Env, b: Batch) -> Result<Option<Object<'_>>> {
     let mut out = Object::new(env)?;
     out.set("id", b.id)?;
+    out.set("encoding", b.encoding.as_str())?;
     out.set("eventCount", b.event_count as f64)?;
     out.set("bytes", b.bytes as f64)?;
     out.set("body", ArrayBuffer::from_data(env, b.body)?)?;

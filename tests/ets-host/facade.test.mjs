@@ -67,13 +67,13 @@ test('batches are stored under the context’s filesDir, or under options.storag
   m.addAction('tap', 'stored');
   m.flush();
   assert.ok(existsSync(join(filesDir, 'rum')), '<filesDir>/rum exists');
-  assert.ok(readdirSync(join(filesDir, 'rum')).some((f) => f.endsWith('.ndjson')), 'with a batch file');
+  assert.ok(readdirSync(join(filesDir, 'rum')).some((f) => /\.ndjson(\.gz)?$/.test(f)), 'with a batch file');
 
   const storageDir = tempDir();
   const other = monitor(t, { storageDir }, fakeContext(tempDir()));
   other.addAction('tap', 'elsewhere');
   other.flush();
-  assert.ok(readdirSync(join(storageDir, 'rum')).some((f) => f.endsWith('.ndjson')));
+  assert.ok(readdirSync(join(storageDir, 'rum')).some((f) => /\.ndjson(\.gz)?$/.test(f)));
 });
 
 test('plain-argument calls produce the documented documents', (t) => {

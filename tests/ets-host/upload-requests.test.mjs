@@ -18,11 +18,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 const sha1 = (bytes) => createHash('sha1').update(bytes).digest('hex');
 
 /** A monitor holding `count` synced-message actions, flushed into batches of ~`batchMaxBytes`. */
-async function filledMonitor(t, count, batchMaxBytes = 16 * 1024) {
+async function filledMonitor(t, count, batchMaxBytes = 16 * 1024, batchEncoding = 'identity') {
+  // Plain batches by default here, so the uploader's own compression (on a TaskPool thread) is
+  // what these tests see; the pipeline's gzip batches are tested at the end.
   const m = h.facade.RumMonitor.create(fakeContext(tempDir()), {
     applicationId: 'app-upload-requests',
     keepAliveIntervalMs: 0,
-    pipeline: { batchMaxBytes, eventMaxBytes: 4096 }
+    pipeline: { batchMaxBytes, eventMaxBytes: 4096, batchEncoding }
   });
   t.after(() => m.stop());
   m.startView('inbox', 'Inbox');
@@ -234,4 +236,21 @@ test('a batch that says encoding gzip is sent as it is, hashed on the TaskPool, 
   assert.equal(zlib.streams.length, streamsBefore, 'not compressed again');
   assert.equal(h.taskpool.executed.length, tasksBefore + 1, 'hashed in a TaskPool task');
   assert.deepEqual(completed, [['b-1', true]]);
+});
+
+test('the pipeline’s gzip batches (its default) go out as they are: no compression stream, key = SHA-1 of the gzip body', async (t) => {
+  const server = await intake(t);
+  const m = await filledMonitor(t, 400, 16 * 1024, 'gzip');
+  const uploader = new h.facade.RumUploader(m, { site: server.site, clientToken: 'pub-token' });
+  const streamsBefore = zlib.streams.length;
+  await drain(uploader);
+  assert.ok(server.requests.length > 1, 'several batches');
+  for (const r of server.requests) {
+    assert.equal(r.headers['content-encoding'], 'gzip');
+    assert.deepEqual([...r.raw.subarray(0, 2)], [0x1f, 0x8b], 'the stored gzip stream');
+    assert.equal(r.headers['dd-idempotency-key'], sha1(r.raw), 'SHA-1 of the body as handed out');
+    assert.ok(r.docs.length > 0);
+  }
+  assert.equal(zlib.streams.length, streamsBefore, 'nothing was compressed again');
+  assert.equal(server.accepted().filter((d) => d.type === 'action').length, 400, 'every action delivered once');
 });

@@ -11,6 +11,7 @@ import { declaredUnion } from '../shared/dts.mjs';
 import {
   APP_ID,
   actionSeqs,
+  batchText,
   burst,
   busyWait,
   canonical,
@@ -151,7 +152,11 @@ test('every call of the interface leaves RUM-format documents in the batch files
 
   // The view: increasing document_version, final counts, inactive after stopView.
   const views = ofType(docs, 'view');
-  assert.ok(views.length >= 2, 'at least the start and the stop of the view are written');
+  // A sealed batch keeps the highest version of each view (superseded ones are dropped at seal):
+  // one per view per batch, at least the last one.
+  assert.ok(views.length >= 1, 'the view is written');
+  assert.ok(views.length <= files.length, `at most one version of the view per batch (${views.length} in ${files.length})`);
+  assert.ok(p.stats().viewsSuperseded > 0, 'the versions the view went through were superseded at seal');
   const viewId = views[0].view.id;
   assert.equal(typeof viewId, 'string');
   for (const v of views) {
@@ -177,7 +182,9 @@ test('every call of the interface leaves RUM-format documents in the batch files
     last.view.time_spent <= (tViewEnd - tViewStart + 5) * 1e6,
     `time_spent ${last.view.time_spent} ns is within the view's wall time ${tViewEnd - tViewStart} ms`,
   );
-  assert.ok(views[0].view.is_active, 'the view is active while started');
+  // Its versions from before stopView were superseded in the same batch; while started it was
+  // active (tests/scope_documents.rs checks every version).
+  if (views.length > 1) assert.ok(views[0].view.is_active, 'the view is active while started');
   assert.ok(views.every((v) => v.date >= tViewStart && v.date <= tViewEnd), 'view date is the view start');
 
   // Actions and the error reference the same view id as the view documents.
@@ -309,8 +316,8 @@ test('upload API: nextBatch claims the oldest sealed batch, view documents reduc
   const first = p.nextBatch();
   assert.notEqual(first, null, 'a sealed batch is available after flush()');
   checkBatchShape(first);
-  const claimed = fs.readdirSync(path.join(dir, 'rum')).filter((n) => /\.ndjson\.\d+\.uploading$/.test(n));
-  assert.equal(claimed.length, 1, `a claimed batch is renamed <name>.<claimed_ms>.uploading (files: ${claimed})`);
+  const claimed = fs.readdirSync(path.join(dir, 'rum')).filter((n) => /\.ndjson(\.gz)?\.\d+\.uploading$/.test(n));
+  assert.equal(claimed.length, 1, `a claimed batch is renamed <name>.<claimed_ms>.uploading (<name> ends .ndjson.gz once sealed compressed) (files: ${claimed})`);
   const second = p.nextBatch();
   assert.notEqual(second, null);
   assert.notEqual(String(second.id), String(first.id), 'a claimed batch is not handed out twice');
@@ -326,7 +333,7 @@ test('upload API: nextBatch claims the oldest sealed batch, view documents reduc
     const b = p.nextBatch();
     if (b === null) break;
     checkBatchShape(b);
-    const text = Buffer.from(b.body).toString('utf8');
+    const text = batchText(b);
     const docs = parseNdjson(text, `batch ${b.id}`);
     assert.equal(b.eventCount, docs.length, 'eventCount = lines in the body');
     assert.equal(b.bytes, b.body.byteLength, 'bytes = body length');

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { batchFileText } from '../shared/util.mjs';
 
 import {
   APP_ID,
@@ -54,7 +55,7 @@ test('a script that never calls stop() exits once its queued work is done, docum
   const raw = [];
   for (const name of fs.readdirSync(rum)) {
     if (!fs.statSync(path.join(rum, name)).isFile()) continue;
-    const text = fs.readFileSync(path.join(rum, name), 'utf8');
+    const text = batchFileText(path.join(rum, name));
     for (const line of text.split('\n').filter(Boolean)) {
       let doc;
       assert.doesNotThrow(() => (doc = JSON.parse(line)), `${name}: a line does not parse`);

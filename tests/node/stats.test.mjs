@@ -84,7 +84,8 @@ test('stats() move with a burst, its drain and its writes', async (t) => {
   const { files } = readBatchFiles(dir);
   const lines = files.reduce((n, f) => n + f.docs.length, 0);
   const bytes = files.reduce((n, f) => n + f.bytes, 0);
-  assert.equal(s4.documentsWritten, lines, 'documentsWritten = lines in the batch files');
+  assert.equal(s4.documentsWritten, lines + s4.viewsSuperseded, 'documentsWritten = lines in the batch files + view versions superseded at seal');
+  assert.ok(s4.viewsSuperseded > 0, 'the burst coalesced views and the seal dropped the superseded versions');
   assert.equal(s4.batchesOnDisk, files.length, 'batchesOnDisk = batch files on disk');
   assert.equal(s4.bytesOnDisk, bytes, 'bytesOnDisk = bytes of the batch files');
   assert.equal(s4.writeErrors, 0);
@@ -103,7 +104,7 @@ test('stats() has exactly the counters index.d.ts declares, every core counter a
   assert.ok(declared.length >= 57, `the core's 57 counters are declared (${declared.length})`);
   assert.deepEqual(Object.keys(p.stats()).sort(), [...declared].sort());
   // The terms of the conservation identity below are all there.
-  for (const k of ['documentsReceived', 'eventsOnDisk', 'preConsentEvents', 'eventsDelivered', 'lostEventsExternal']) {
+  for (const k of ['documentsReceived', 'eventsOnDisk', 'preConsentEvents', 'eventsDelivered', 'viewsSuperseded', 'lostEventsExternal']) {
     assert.ok(declared.includes(k), `${k} is declared`);
   }
 });
@@ -128,7 +129,7 @@ test('conservation from JS: received = on disk + pre-consent + delivered + evict
   const check = (label) => {
     assert.equal(p.flush(), true, `${label}: flush()`);
     const s = p.stats();
-    const accounted = s.eventsOnDisk + s.preConsentEvents + s.eventsDelivered + LOSSES(s);
+    const accounted = s.eventsOnDisk + s.preConsentEvents + s.eventsDelivered + s.viewsSuperseded + LOSSES(s);
     assert.equal(s.documentsReceived, accounted, `${label}: documentsReceived = accounted (${JSON.stringify(s)})`);
     assert.equal(
       s.documentsProduced,

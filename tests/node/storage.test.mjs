@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { actionSeqs, burst, ofType, openPipeline, range, readBatchFiles, sleep, until } from './lib/helpers.mjs';
+import { actionSeqs, batchText, burst, ofType, openPipeline, range, readBatchFiles, sleep, until } from './lib/helpers.mjs';
 
 const keysLike = (s, prefix, reason) =>
   Object.keys(s).filter((k) => k.toLowerCase().startsWith(prefix) && k.toLowerCase().includes(reason));
@@ -127,7 +127,7 @@ test('an active batch older than batchWindowMs becomes available to the uploader
     p.completeBatch(early.id, false);
   }
   const b = await until(() => p.nextBatch(), 5000, 'the active batch to roll after batchWindowMs');
-  const docs = Buffer.from(b.body).toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const docs = batchText(b).trim().split('\n').map((l) => JSON.parse(l));
   assert.deepEqual(actionSeqs(docs), [0, 1, 2, 3, 4], 'the rolled batch holds the actions written before it');
   p.completeBatch(b.id, true);
 });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 
 /**
  * A fresh temp directory, removed after the test `t` (node:test's context), or at process exit
@@ -43,4 +44,16 @@ export async function until(fn, timeoutMs, what) {
     if (Date.now() > end) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(5);
   }
+}
+
+/**
+ * The NDJSON text of a batch file: sealed batches are stored gzip-compressed (`.ndjson.gz`,
+ * claimed or not), the active one and plain ones as they are. A seal's temporary file holds
+ * nothing yet.
+ */
+export function batchFileText(file) {
+  const name = path.basename(file);
+  if (name.endsWith('.tmp')) return '';
+  const raw = fs.readFileSync(file);
+  return (/\.ndjson\.gz(\.|$)/.test(name) ? zlib.gunzipSync(raw) : raw).toString('utf8');
 }

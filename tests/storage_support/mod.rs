@@ -10,12 +10,12 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use rum_native::core::attrs::Attrs;
-use rum_native::core::config::{Config, TrackingConsent};
+use rum_native::core::config::{BatchEncoding, Config, TrackingConsent};
 use rum_native::core::document::{ActionDocument, Common, Document, Identity, ViewDocument, ViewRef};
 use rum_native::core::event::{ActionType, Attributes};
 use rum_native::core::seam::DocumentSink;
 use rum_native::core::storage::fs::{AppendFile, DirEntry, Fs, RealFs};
-use rum_native::core::storage::{json, Storage, StorageOptions, WallClock};
+use rum_native::core::storage::{json, Batch, Storage, StorageError, StorageOptions, WallClock};
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -79,6 +79,11 @@ pub fn options(clock: &FakeClock) -> StorageOptions {
 
 pub fn open(config: &Config, clock: &FakeClock) -> Storage {
     Storage::open(config, options(clock)).expect("open")
+}
+
+/// `c` with batches sealed plain (`batchEncoding: 'identity'`): for tests of file sizes.
+pub fn plain(c: Config) -> Config {
+    Config { batch_encoding: BatchEncoding::Identity, ..c }
 }
 
 pub fn with_consent(mut c: Config, consent: TrackingConsent) -> Config {
@@ -195,9 +200,40 @@ pub fn seqs_in(data: &[u8]) -> Vec<u64> {
     parse_lines(data).iter().map(seq_of).collect()
 }
 
+/// The NDJSON of a batch file, decompressed if it is a compressed one (`.ndjson.gz`, claimed or
+/// not); a temporary file of a seal in progress holds nothing yet.
+pub fn file_lines(path: &Path) -> Vec<u8> {
+    let name = path.file_name().unwrap().to_str().unwrap();
+    if name.ends_with(".tmp") {
+        return Vec::new();
+    }
+    let data = std::fs::read(path).unwrap();
+    if name.contains(".ndjson.gz") {
+        gunzip(&data)
+    } else {
+        data
+    }
+}
+
+/// A whole gzip stream, decompressed (panics on a damaged one).
+pub fn gunzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(data).read_to_end(&mut out).expect("a whole gzip stream");
+    out
+}
+
+/// A batch's body as NDJSON, whatever its encoding.
+pub fn body_lines(batch: &Batch) -> Vec<u8> {
+    match batch.encoding {
+        BatchEncoding::Gzip => gunzip(&batch.body),
+        BatchEncoding::Identity => batch.body.clone(),
+    }
+}
+
 /// Every line of every batch file, in seq order.
 pub fn lines_on_disk(root: &Path) -> Vec<Value> {
-    batch_files(root).iter().flat_map(|(_, _, p)| parse_lines(&std::fs::read(p).unwrap())).collect()
+    batch_files(root).iter().flat_map(|(_, _, p)| parse_lines(&file_lines(p))).collect()
 }
 
 /// The `seq` of every line of every batch file, in seq order.
@@ -208,14 +244,26 @@ pub fn seqs_on_disk(root: &Path) -> Vec<u64> {
 /// Claims and delivers every batch; returns their lines in the order received.
 pub fn upload_all(storage: &Storage) -> Vec<Value> {
     let mut out = Vec::new();
-    while let Some(batch) = storage.next_batch().unwrap() {
-        let lines = parse_lines(&batch.body);
+    while let Some(batch) = next_batch_waiting(storage) {
+        let lines = parse_lines(&body_lines(&batch));
         assert_eq!(lines.len() as u64, batch.event_count);
         assert_eq!(batch.body.len() as u64, batch.bytes);
         out.extend(lines);
         storage.complete_batch(&batch.id, true).unwrap();
     }
     out
+}
+
+/// `next_batch`, asked again while the writer is busy (a seal, or the check of the batches found
+/// at open, holds the directory): `Busy` is the uploader's "ask again later".
+pub fn next_batch_waiting(storage: &Storage) -> Option<Batch> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match storage.next_batch() {
+            Err(StorageError::Busy(_)) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
+            other => return other.unwrap(),
+        }
+    }
 }
 
 /// [`upload_all`], as the `seq` of each line.

@@ -10,6 +10,9 @@
 //! **Claims.** A claim is a rename (`<name>.<claimed_ms>.uploading`), so it survives the process.
 //! A claim older than the claim timeout is released (its uploader lost the batch): by
 //! [`Batches::claim_next`] in this process, and by recovery at the next open.
+//!
+//! **Compression.** With `batchEncoding: 'gzip'` a sealed batch is stored compressed, its views
+//! reduced (see `seal`); the active batch stays plain, append-only NDJSON.
 
 use std::collections::BTreeMap;
 use std::io;
@@ -20,8 +23,8 @@ use super::error::StorageError;
 use super::fs::remove_if_exists;
 use super::limits::Limits;
 use super::names::FileId;
-use super::ndjson::keep_documents;
-use super::segment::{whole_lines, OpenFile, Tally, WriteFailure, WRITE_CHUNK};
+use super::segment::{OpenFile, Tally, WriteFailure, WRITE_CHUNK};
+use crate::core::config::BatchEncoding;
 use crate::core::stats::StorageCounters;
 
 /// Why a sealed batch was deleted before upload (DESIGN.md: quota, count, age, oversize).
@@ -76,15 +79,20 @@ pub(crate) struct Entry {
     pub delivered: bool,
     /// Whether its lines are known to be documents (see `ndjson`).
     pub check: Check,
+    /// Stored gzip-compressed (`.ndjson.gz`), its views reduced; else plain NDJSON.
+    pub gzip: bool,
 }
+
+mod seal;
 
 /// What is known of a sealed batch's lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Check {
     /// Written by this storage: every line is a document.
     Clean,
-    /// Found at open, not read yet: the writer checks it first thing, a claim before it is
-    /// handed out if the writer has not got to it.
+    /// Found at open, not read yet: the writer checks it first thing; a plain one is checked by
+    /// a claim before it is handed out if the writer has not got to it, a compressed one (whose
+    /// events are not counted until then) waits for the writer.
     Unchecked,
     /// Holds lines that are not documents (counted when found): the reader drops them.
     Dirty,
@@ -96,6 +104,20 @@ pub(crate) struct Claim {
     pub path: PathBuf,
     /// Its lines must go through `ndjson::keep_documents` before they are handed out.
     pub filter: bool,
+    pub encoding: BatchEncoding,
+    /// Documents in a compressed batch (known at its seal or its check): its body is handed out
+    /// as it is.
+    pub events: u64,
+}
+
+/// What [`Batches::claim_next`] found.
+pub(crate) enum Next {
+    Claimed(Claim),
+    /// Nothing to upload.
+    Nothing,
+    /// The oldest batch is a compressed one found at open that the writer has not checked yet
+    /// (it does so first thing after open): ask again shortly.
+    Unchecked,
 }
 
 pub(crate) struct Batches {
@@ -145,7 +167,7 @@ impl Batches {
         if self.active_is_due(now, len) {
             self.seal_active(io);
         }
-        if !self.make_room(io, len) {
+        if !self.make_room(io, len, None) {
             io.counters().dropped_quota.incr();
             io.warn_once(warn::DROP_QUOTA, || "disk quota full of claimed batches: new documents are dropped".into());
             return;
@@ -243,11 +265,17 @@ impl Batches {
         if self.active.is_none() {
             return;
         }
-        if self.write_out_active(io) && self.sync_on_seal {
+        let written = self.write_out_active(io);
+        if written && self.sync_on_seal {
             self.sync_active(io);
         }
         if let Some(active) = self.active.take() {
-            self.close(io, active, 0);
+            let id = active.id;
+            if self.close(io, active, 0) && written {
+                if let Some(level) = self.limits.gzip_level {
+                    self.compress_sealed(io, id, level);
+                }
+            }
         }
         self.evict_aged(io, io.now());
     }
@@ -260,7 +288,8 @@ impl Batches {
     }
 
     /// Turns a closed active batch into a sealed entry (or removes it when nothing of it is left).
-    fn close(&mut self, io: &mut IoContext, active: OpenFile, residue: u64) {
+    /// True if it is a sealed batch now.
+    fn close(&mut self, io: &mut IoContext, active: OpenFile, residue: u64) -> bool {
         let on_disk = active.seg.on_disk();
         let entry = Entry {
             bytes: on_disk.bytes + residue,
@@ -268,21 +297,24 @@ impl Batches {
             claimed_ms: None,
             delivered: false,
             check: Check::Clean,
+            gzip: false,
         };
         if on_disk.events == 0 && residue == 0 {
             if active.seg.has_file() && !io.remove(active.seg.path()) {
                 self.entries.insert(active.id, entry);
             }
-            return;
+            return false;
         }
         self.entries.insert(active.id, entry);
         io.counters().batches_sealed.incr();
+        true
     }
 
-    /// Evicts the oldest unclaimed sealed batches until `len` more bytes fit under the quota.
-    fn make_room(&mut self, io: &mut IoContext, len: u64) -> bool {
+    /// Evicts the oldest unclaimed sealed batches (but `keep`) until `len` more bytes fit under
+    /// the quota.
+    fn make_room(&mut self, io: &mut IoContext, len: u64, keep: Option<FileId>) -> bool {
         while self.bytes + len > self.limits.disk_quota_bytes {
-            if !self.evict_oldest(io, Eviction::Quota) {
+            if !self.evict_oldest_but(io, Eviction::Quota, keep) {
                 return false;
             }
         }
@@ -301,8 +333,16 @@ impl Batches {
 
     /// Deletes the oldest unclaimed sealed batch. False when none could be deleted.
     fn evict_oldest(&mut self, io: &mut IoContext, reason: Eviction) -> bool {
-        let candidates: Vec<FileId> =
-            self.entries.iter().filter(|(_, e)| e.claimed_ms.is_none()).map(|(id, _)| *id).collect();
+        self.evict_oldest_but(io, reason, None)
+    }
+
+    fn evict_oldest_but(&mut self, io: &mut IoContext, reason: Eviction, keep: Option<FileId>) -> bool {
+        let candidates: Vec<FileId> = self
+            .entries
+            .iter()
+            .filter(|(id, e)| e.claimed_ms.is_none() && Some(**id) != keep)
+            .map(|(id, _)| *id)
+            .collect();
         candidates.into_iter().any(|id| self.evict(io, id, reason))
     }
 
@@ -322,10 +362,11 @@ impl Batches {
     }
 
     fn evict(&mut self, io: &mut IoContext, id: FileId, reason: Eviction) -> bool {
-        if !io.remove(&io.batch_path(id)) {
+        let Some(entry) = self.entries.get(&id).copied() else { return false };
+        if !io.remove(&Self::path_of(io, id, &entry)) {
             return false;
         }
-        let Some(entry) = self.entries.remove(&id) else { return false };
+        self.entries.remove(&id);
         self.uncount(Tally { bytes: entry.bytes, events: entry.events });
         reason.count(io.counters(), entry.events);
         let flag = reason.warn_flag();
@@ -366,8 +407,8 @@ impl Batches {
     /// Where a sealed batch's file is, claimed or not.
     fn path_of(io: &IoContext, id: FileId, e: &Entry) -> PathBuf {
         match e.claimed_ms {
-            Some(ms) => io.claimed_path(id, ms),
-            None => io.batch_path(id),
+            Some(ms) => io.claimed_path(id, ms, e.gzip),
+            None => io.sealed_path(id, e.gzip),
         }
     }
 
@@ -382,7 +423,7 @@ impl Batches {
 
     /// Claims the oldest sealed batch. When there is none but the active batch has lines and its
     /// window has passed, it is sealed first, so a slow trickle of events still gets uploaded.
-    pub fn claim_next(&mut self, io: &mut IoContext) -> Result<Option<Claim>, StorageError> {
+    pub fn claim_next(&mut self, io: &mut IoContext) -> Result<Next, StorageError> {
         let now = io.now();
         self.release_stale_claims(io, now);
         self.evict_aged(io, now);
@@ -392,21 +433,27 @@ impl Batches {
                 self.seal_active(io);
                 next = self.oldest_unclaimed();
             }
-            let Some(id) = next else { return Ok(None) };
-            if self.entries.get(&id).is_some_and(|e| e.check == Check::Unchecked) {
-                self.check(io, id)?;
+            let Some(id) = next else { return Ok(Next::Nothing) };
+            let Some(entry) = self.entries.get(&id).copied() else { return Ok(Next::Nothing) };
+            if entry.check == Check::Unchecked {
+                if entry.gzip {
+                    // Decompressed on the writer thread only, never on the caller's.
+                    return Ok(Next::Unchecked);
+                }
+                self.check(io, id, false)?;
                 continue; // it may be gone now
             }
-            let filter = self.entries.get(&id).is_some_and(|e| e.check == Check::Dirty);
-            let from = io.batch_path(id);
-            let to = io.claimed_path(id, now);
+            let filter = entry.check == Check::Dirty && !entry.gzip;
+            let from = io.sealed_path(id, entry.gzip);
+            let to = io.claimed_path(id, now, entry.gzip);
             match io.fs().rename(&from, &to) {
                 Ok(()) => {
                     if let Some(e) = self.entries.get_mut(&id) {
                         e.claimed_ms = Some(now);
                     }
                     io.counters().batches_claimed.incr();
-                    return Ok(Some(Claim { id, path: to, filter }));
+                    let encoding = if entry.gzip { BatchEncoding::Gzip } else { BatchEncoding::Identity };
+                    return Ok(Next::Claimed(Claim { id, path: to, filter, encoding, events: entry.events }));
                 }
                 Err(e) if e.kind() == io::ErrorKind::NotFound => self.forget(io, id),
                 Err(e) => return Err(StorageError::io("claim", from, e)),
@@ -439,9 +486,10 @@ impl Batches {
 
     /// Gives a claimed batch its name back, for a later claim.
     fn release(&mut self, io: &mut IoContext, id: FileId) -> Result<(), StorageError> {
-        let Some(claimed_ms) = self.entries.get(&id).and_then(|e| e.claimed_ms) else { return Ok(()) };
-        let from = io.claimed_path(id, claimed_ms);
-        match io.fs().rename(&from, &io.batch_path(id)) {
+        let Some(entry) = self.entries.get(&id).copied() else { return Ok(()) };
+        let Some(claimed_ms) = entry.claimed_ms else { return Ok(()) };
+        let from = io.claimed_path(id, claimed_ms, entry.gzip);
+        match io.fs().rename(&from, &io.sealed_path(id, entry.gzip)) {
             Ok(()) => {
                 if let Some(e) = self.entries.get_mut(&id) {
                     e.claimed_ms = None;
@@ -485,7 +533,7 @@ impl Batches {
     fn delete_delivered(&mut self, io: &mut IoContext, id: FileId) -> Result<(), StorageError> {
         let Some(entry) = self.entries.get(&id).copied() else { return Ok(()) };
         let Some(claimed_ms) = entry.claimed_ms else { return Ok(()) };
-        let path = io.claimed_path(id, claimed_ms);
+        let path = io.claimed_path(id, claimed_ms, entry.gzip);
         remove_if_exists(io.fs(), &path).map_err(|e| StorageError::io("delete", path, e))?;
         self.entries.remove(&id);
         self.uncount(Tally { bytes: entry.bytes, events: entry.events });
@@ -508,47 +556,10 @@ impl Batches {
         let Some(id) = self.entries.iter().find(|(_, e)| e.check == Check::Unchecked).map(|(id, _)| *id) else {
             return false;
         };
-        if let Err(e) = self.check(io, id) {
+        if let Err(e) = self.check(io, id, true) {
             crate::log::warn(&format!("storage: {e}"));
         }
         true
-    }
-
-    /// Reads a batch found at open and counts the lines that are not documents: none → clean;
-    /// some → dirty (the reader drops them) and its events are the documents only. A read that
-    /// fails marks it dirty, so whatever is read later is filtered.
-    fn check(&mut self, io: &mut IoContext, id: FileId) -> Result<(), StorageError> {
-        let Some(entry) = self.entries.get(&id).copied() else { return Ok(()) };
-        let path = Self::path_of(io, id, &entry);
-        let data = match io.fs().read(&path) {
-            Ok(data) => data,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                self.forget(io, id);
-                return Ok(());
-            }
-            Err(e) => {
-                io.record_failure("read", &path, &e);
-                if let Some(entry) = self.entries.get_mut(&id) {
-                    entry.check = Check::Dirty;
-                }
-                return Err(StorageError::io("read", path, e));
-            }
-        };
-        let (_, dropped) = keep_documents(whole_lines(&data));
-        let Some(entry) = self.entries.get_mut(&id) else { return Ok(()) };
-        if dropped == 0 {
-            entry.check = Check::Clean;
-            return Ok(());
-        }
-        entry.check = Check::Dirty;
-        let dropped = dropped.min(entry.events);
-        entry.events -= dropped;
-        self.events = self.events.saturating_sub(dropped);
-        io.counters().invalid_lines_dropped.add(dropped);
-        io.warn_once(warn::DROP_INVALID, || {
-            format!("{} holds lines that are not JSON documents: they are not uploaded", path.display())
-        });
-        Ok(())
     }
 
     /// Publishes the gauges to the shared counters.

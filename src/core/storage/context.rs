@@ -89,8 +89,18 @@ impl IoContext {
         self.root.join(id.batch_name())
     }
 
-    pub fn claimed_path(&self, id: FileId, claimed_ms: i64) -> PathBuf {
-        self.root.join(id.claimed_name(claimed_ms))
+    /// A sealed batch, plain or compressed.
+    pub fn sealed_path(&self, id: FileId, gzip: bool) -> PathBuf {
+        self.root.join(id.sealed_name(gzip))
+    }
+
+    /// A compressed batch being written.
+    pub fn temp_path(&self, id: FileId) -> PathBuf {
+        self.root.join(id.temp_name())
+    }
+
+    pub fn claimed_path(&self, id: FileId, claimed_ms: i64, gzip: bool) -> PathBuf {
+        self.root.join(id.claimed_name(claimed_ms, gzip))
     }
 
     /// The next file id, created at `now`.

@@ -1,6 +1,6 @@
 //! The limits of the storage contract (DESIGN.md), in the units the storage computes with.
 
-use crate::core::config::Config;
+use crate::core::config::{BatchEncoding, Config, GZIP_LEVEL};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Limits {
@@ -12,6 +12,8 @@ pub(crate) struct Limits {
     pub event_max_bytes: u64,
     pub pre_consent_max_bytes: u64,
     pub claim_timeout_ms: i64,
+    /// Seal batches gzip-compressed at this level; None stores them plain.
+    pub gzip_level: Option<u32>,
 }
 
 fn ms(v: u64) -> i64 {
@@ -29,6 +31,7 @@ impl Limits {
             event_max_bytes: c.event_max_bytes,
             pre_consent_max_bytes: c.pre_consent_max_bytes,
             claim_timeout_ms: ms(c.claim_timeout_ms),
+            gzip_level: (c.batch_encoding == BatchEncoding::Gzip).then_some(GZIP_LEVEL),
         }
     }
 

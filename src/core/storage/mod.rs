@@ -67,13 +67,14 @@ pub use segment::WRITE_CHUNK;
 pub use writer::FlushOutcome;
 
 use crate::core::config::{
-    Config, TrackingConsent, UPLOAD_LOCK_WAIT_MS, WRITER_BACKLOG_MIN_BYTES, WRITER_BACKLOG_QUOTAS,
+    BatchEncoding, Config, TrackingConsent, UPLOAD_LOCK_WAIT_MS, WRITER_BACKLOG_MIN_BYTES, WRITER_BACKLOG_QUOTAS,
 };
 use crate::core::document::Document;
 use crate::core::seam::{DocumentSink, SinkError};
 use crate::core::stats::StorageCounters;
 use crate::log;
 use backlog::Backlog;
+use batches::Next;
 use lease::DirLease;
 use limits::Limits;
 use shared::{Deferred, Shared};
@@ -188,7 +189,8 @@ impl Storage {
     }
 
     /// Claims the oldest sealed batch (from this process or an earlier one) and returns its
-    /// whole lines, with view documents reduced to the highest `_dd.document_version` per view.
+    /// whole lines, with view documents reduced to the highest `_dd.document_version` per view:
+    /// gzip-compressed as stored (`batch.encoding`), or plain.
     /// None when there is nothing to upload. Until [`Storage::complete_batch`] (or the claim
     /// timeout: a stale claim is released by a later call, or at the next open), no other call
     /// returns it.
@@ -209,7 +211,18 @@ impl Storage {
                 store.publish();
                 (claim?, store.fs())
             };
-            let Some(claim) = claim else { return Ok(None) };
+            let claim = match claim {
+                Next::Claimed(claim) => claim,
+                Next::Nothing => return Ok(None),
+                // A compressed batch found at open, not checked yet: the writer does it first
+                // thing (decompressing there, never here). Waited for within the same bound as
+                // the lock: past it, the writer is busy.
+                Next::Unchecked if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(1));
+                    continue;
+                }
+                Next::Unchecked => return Err(StorageError::Busy(UPLOAD_LOCK_WAIT)),
+            };
             // Read outside the lock: the writer never touches a claimed file.
             let data = match fs.read(&claim.path) {
                 Ok(data) => data,
@@ -221,6 +234,16 @@ impl Storage {
                 // this one again; the claim goes stale and the read is retried later.
                 Err(e) => return Err(StorageError::io("read", claim.path, e)),
             };
+            if claim.encoding == BatchEncoding::Gzip {
+                // Views were reduced and lines checked when it was sealed (or found at open).
+                if claim.events == 0 {
+                    let _ = self.apply_or_defer(deadline, Deferred::Discard(claim.id));
+                    continue;
+                }
+                let bytes = data.len() as u64;
+                let (id, encoding, event_count) = (claim.id.batch_name(), claim.encoding, claim.events);
+                return Ok(Some(Batch { id, body: data, encoding, event_count, bytes }));
+            }
             let whole = segment::whole_lines(&data);
             // Only a batch found at open with lines that are not documents: never the writer's.
             let filtered = claim.filter.then(|| ndjson::keep_documents(whole).0);
@@ -230,7 +253,8 @@ impl Storage {
                 continue;
             }
             let bytes = body.len() as u64;
-            return Ok(Some(Batch { id: claim.id.batch_name(), body, event_count, bytes }));
+            let encoding = BatchEncoding::Identity;
+            return Ok(Some(Batch { id: claim.id.batch_name(), body, encoding, event_count, bytes }));
         }
     }
 

@@ -1,7 +1,11 @@
 //! File names of the storage directory (DESIGN.md, "The storage contract", Format):
 //!
-//! - `<storageDir>/rum/batch-<created_ms>-<seq>.ndjson`: a batch, active or sealed;
-//! - `<storageDir>/rum/batch-<created_ms>-<seq>.ndjson.<claimed_ms>.uploading`: a claimed batch;
+//! - `<storageDir>/rum/batch-<created_ms>-<seq>.ndjson`: a batch, active or sealed plain
+//!   (`batchEncoding: 'identity'`, or left by an earlier version);
+//! - `<storageDir>/rum/batch-<created_ms>-<seq>.ndjson.gz`: a batch sealed gzip-compressed;
+//! - `<storageDir>/rum/batch-<created_ms>-<seq>.ndjson.gz.tmp`: a compressed batch being written
+//!   (renamed to `.ndjson.gz` once synced; one left at open is deleted);
+//! - `<storageDir>/rum/batch-<created_ms>-<seq>.ndjson[.gz].<claimed_ms>.uploading`: a claimed batch;
 //! - `<storageDir>/rum/pending/buffer-<created_ms>-<seq>.ndjson`: pre-consent buffer chunks.
 //!
 //! `seq` continues from the highest one on disk at open, so it orders files by creation even when
@@ -17,6 +21,8 @@ pub const PENDING_DIR: &str = "pending";
 const BATCH_PREFIX: &str = "batch-";
 const BUFFER_PREFIX: &str = "buffer-";
 const EXT: &str = ".ndjson";
+const GZ_EXT: &str = ".ndjson.gz";
+const TEMP_EXT: &str = ".ndjson.gz.tmp";
 const CLAIM_EXT: &str = ".uploading";
 
 /// Identity of a batch or buffer file. Ordered by `seq` first: creation order.
@@ -31,8 +37,22 @@ impl FileId {
         format!("{BATCH_PREFIX}{}-{}{EXT}", self.created_ms, self.seq)
     }
 
-    pub fn claimed_name(self, claimed_ms: i64) -> String {
-        format!("{}.{claimed_ms}{CLAIM_EXT}", self.batch_name())
+    /// The name of a sealed batch, plain or compressed.
+    pub fn sealed_name(self, gzip: bool) -> String {
+        if gzip {
+            format!("{BATCH_PREFIX}{}-{}{GZ_EXT}", self.created_ms, self.seq)
+        } else {
+            self.batch_name()
+        }
+    }
+
+    /// A compressed batch being written.
+    pub fn temp_name(self) -> String {
+        format!("{BATCH_PREFIX}{}-{}{TEMP_EXT}", self.created_ms, self.seq)
+    }
+
+    pub fn claimed_name(self, claimed_ms: i64, gzip: bool) -> String {
+        format!("{}.{claimed_ms}{CLAIM_EXT}", self.sealed_name(gzip))
     }
 
     pub fn buffer_name(self) -> String {
@@ -49,8 +69,17 @@ impl fmt::Display for FileId {
 /// What a file name in the storage directories is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FileName {
+    /// A plain batch (active or sealed).
     Batch(FileId),
-    Claimed { id: FileId, claimed_ms: i64 },
+    /// A batch sealed compressed.
+    Compressed(FileId),
+    /// A compressed batch not yet renamed into place.
+    Temp(FileId),
+    Claimed {
+        id: FileId,
+        claimed_ms: i64,
+        gzip: bool,
+    },
     Buffer(FileId),
 }
 
@@ -63,7 +92,7 @@ impl FileName {
 
     pub fn id(self) -> FileId {
         match self {
-            Self::Batch(id) | Self::Buffer(id) | Self::Claimed { id, .. } => id,
+            Self::Batch(id) | Self::Compressed(id) | Self::Temp(id) | Self::Buffer(id) | Self::Claimed { id, .. } => id,
         }
     }
 
@@ -76,9 +105,19 @@ impl FileName {
         if let Some(id) = rest.strip_suffix(EXT) {
             return parse_id(id).map(Self::Batch);
         }
+        if let Some(id) = rest.strip_suffix(GZ_EXT) {
+            return parse_id(id).map(Self::Compressed);
+        }
+        if let Some(id) = rest.strip_suffix(TEMP_EXT) {
+            return parse_id(id).map(Self::Temp);
+        }
         let rest = rest.strip_suffix(CLAIM_EXT)?;
         let (id, claimed) = rest.split_once(&format!("{EXT}."))?;
-        Some(Self::Claimed { id: parse_id(id)?, claimed_ms: parse_ms(claimed)? })
+        let (gzip, claimed) = match claimed.strip_prefix("gz.") {
+            Some(ms) => (true, ms),
+            None => (false, claimed),
+        };
+        Some(Self::Claimed { id: parse_id(id)?, claimed_ms: parse_ms(claimed)?, gzip })
     }
 }
 
@@ -111,7 +150,15 @@ mod tests {
         let id = FileId { seq: 7, created_ms: 1_700_000_000_123 };
         assert_eq!(id.batch_name(), "batch-1700000000123-7.ndjson");
         assert_eq!(FileName::parse(&id.batch_name()), Some(FileName::Batch(id)));
-        assert_eq!(FileName::parse(&id.claimed_name(42)), Some(FileName::Claimed { id, claimed_ms: 42 }));
+        assert_eq!(FileName::parse(&id.sealed_name(true)), Some(FileName::Compressed(id)));
+        assert_eq!(id.sealed_name(true), "batch-1700000000123-7.ndjson.gz");
+        assert_eq!(FileName::parse(&id.temp_name()), Some(FileName::Temp(id)));
+        for gzip in [false, true] {
+            assert_eq!(
+                FileName::parse(&id.claimed_name(42, gzip)),
+                Some(FileName::Claimed { id, claimed_ms: 42, gzip })
+            );
+        }
         assert_eq!(FileName::parse(&id.buffer_name()), Some(FileName::Buffer(id)));
     }
 
@@ -124,6 +171,9 @@ mod tests {
             "batch-+1-2.ndjson",
             "batch-1-2.ndjson.x.uploading",
             "batch-1-2.ndjson.uploading",
+            "batch-1-2.ndjson.gz.uploading",
+            "batch-1-2.ndjson.gz.x.uploading",
+            "batch-1-2.gz",
             "notes.txt",
             "buffer-1.ndjson",
         ] {
@@ -139,7 +189,10 @@ mod tests {
         let limit = FileId { seq: ADOPT_MAX_SEQ, created_ms: 1 };
         assert_eq!(FileName::adoptable(&limit.batch_name()), None);
         let below = FileId { seq: ADOPT_MAX_SEQ - 1, created_ms: 1 };
-        assert_eq!(FileName::adoptable(&below.claimed_name(5)), Some(FileName::Claimed { id: below, claimed_ms: 5 }));
+        assert_eq!(
+            FileName::adoptable(&below.claimed_name(5, false)),
+            Some(FileName::Claimed { id: below, claimed_ms: 5, gzip: false })
+        );
     }
 
     #[test]

@@ -9,15 +9,19 @@ use serde::Deserialize;
 
 use super::error::StorageError;
 use super::names::{FileId, FileName};
+use crate::core::config::BatchEncoding;
 
 /// One claimed batch, as `next_batch()` returns it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Batch {
     /// Pass it back to `complete_batch`.
     pub id: String,
-    /// Whole NDJSON lines, views reduced.
+    /// Whole NDJSON lines, views reduced; gzip-compressed when `encoding` is gzip (handed out as
+    /// stored, never decompressed on the caller's thread).
     pub body: Vec<u8>,
-    /// Lines in `body`.
+    /// How `body` is encoded: the HTTP `Content-Encoding` to send it with.
+    pub encoding: BatchEncoding,
+    /// Lines in `body` (decompressed).
     pub event_count: u64,
     /// `body.len()`.
     pub bytes: u64,

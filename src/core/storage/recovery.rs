@@ -3,7 +3,16 @@
 //! last line is cut; claims older than the claim timeout are released (their uploader is gone);
 //! the pre-consent buffer is adopted; files the storage did not name are left alone. Then the
 //! limits are applied as if every adopted batch had just been written: age, oversize, quota, count.
+//!
+//! Compressed batches (`batches/seal.rs`): a temporary `.ndjson.gz.tmp` is deleted (its seal did
+//! not finish: the plain batch is still there); a batch there both plain and compressed keeps the
+//! compressed one only (the seal renamed it into place, whole, and was killed before removing the
+//! plain one). A compressed batch is not decompressed here, on the caller's thread: its documents
+//! are counted when the writer checks it. Plain batches (an unsealed one, or any left by an
+//! earlier version) are adopted as before, and compressed by the writer's check when sealed
+//! batches are.
 
+use std::collections::HashSet;
 use std::io;
 use std::path::Path;
 
@@ -27,23 +36,53 @@ pub(crate) fn recover(
     let entries = io.fs().read_dir(&root).map_err(|e| StorageError::io("list", &root, e))?;
     let now = io.now();
     let mut max_seq = None;
-    for entry in entries.iter().filter(|e| e.is_file) {
-        let (id, claimed_ms) = match FileName::adoptable(&entry.name) {
-            Some(FileName::Batch(id)) => (id, None),
-            Some(FileName::Claimed { id, claimed_ms }) => (id, Some(claimed_ms)),
-            _ => continue,
+    let files: Vec<(FileName, &str)> = entries
+        .iter()
+        .filter(|e| e.is_file)
+        .filter_map(|e| FileName::adoptable(&e.name).map(|f| (f, e.name.as_str())))
+        .collect();
+    let compressed: HashSet<FileId> = files
+        .iter()
+        .filter_map(|(f, _)| match f {
+            FileName::Compressed(id) => Some(*id),
+            _ => None,
+        })
+        .collect();
+    for &(file, name) in &files {
+        let path = root.join(name);
+        let (id, claimed_ms, gzip) = match file {
+            FileName::Batch(id) if compressed.contains(&id) => {
+                // Killed between the rename of its compressed copy and this removal.
+                io.remove(&path);
+                continue;
+            }
+            FileName::Temp(id) => {
+                max_seq = max_seq.max(Some(id.seq));
+                io.remove(&path); // a seal that did not finish: the plain batch is there
+                continue;
+            }
+            FileName::Batch(id) => (id, None, false),
+            FileName::Compressed(id) => (id, None, true),
+            FileName::Claimed { id, claimed_ms, gzip } => (id, Some(claimed_ms), gzip),
+            FileName::Buffer(_) => continue,
         };
         if batches.contains(id) {
             continue; // a second file with the same identity was not made by this storage
         }
         max_seq = max_seq.max(Some(id.seq));
-        let path = root.join(&entry.name);
-        let Some(found) = adopt_file(io, &path) else { continue };
-        let claimed_ms = claimed_ms.and_then(|ms| release_if_stale(io, id, ms, now, claim_timeout_ms));
+        let found = if gzip { adopt_compressed(io, &path) } else { adopt_file(io, &path) };
+        let Some(found) = found else { continue };
+        let claimed_ms = claimed_ms.and_then(|ms| release_if_stale(io, id, ms, gzip, now, claim_timeout_ms));
         // Its lines are checked on the writer thread (`Batches::check_next_adopted`), not here on
         // the caller's.
-        let entry =
-            Entry { bytes: found.bytes, events: found.events, claimed_ms, delivered: false, check: Check::Unchecked };
+        let entry = Entry {
+            bytes: found.bytes,
+            events: found.events,
+            claimed_ms,
+            delivered: false,
+            check: Check::Unchecked,
+            gzip,
+        };
         batches.adopt(id, entry);
         io.counters().batches_recovered.incr();
     }
@@ -80,15 +119,39 @@ fn adopt_file(io: &mut IoContext, path: &Path) -> Option<Tally> {
     Some(Tally { bytes, events: count_lines(whole) })
 }
 
+/// A compressed batch: its bytes only (whole, as the seal renames it into place whole); its
+/// documents are counted by the writer's check, which decompresses it. None when it is empty
+/// (removed) or cannot be read (left alone).
+fn adopt_compressed(io: &mut IoContext, path: &Path) -> Option<Tally> {
+    match io.fs().read(path) {
+        Ok(data) if data.is_empty() => {
+            io.remove(path);
+            None
+        }
+        Ok(data) => Some(Tally { bytes: data.len() as u64, events: 0 }),
+        Err(e) => {
+            io.record_failure("read", path, &e);
+            None
+        }
+    }
+}
+
 /// Releases a claim older than the claim timeout (or from a clock far ahead): the claimed file
 /// gets its batch name back. Returns the claim that remains.
-fn release_if_stale(io: &mut IoContext, id: FileId, claimed_ms: i64, now: i64, timeout: i64) -> Option<i64> {
+fn release_if_stale(
+    io: &mut IoContext,
+    id: FileId,
+    claimed_ms: i64,
+    gzip: bool,
+    now: i64,
+    timeout: i64,
+) -> Option<i64> {
     let age = now.saturating_sub(claimed_ms);
     if age < timeout && age > -timeout {
         return Some(claimed_ms);
     }
-    let from = io.claimed_path(id, claimed_ms);
-    match io.fs().rename(&from, &io.batch_path(id)) {
+    let from = io.claimed_path(id, claimed_ms, gzip);
+    match io.fs().rename(&from, &io.sealed_path(id, gzip)) {
         Ok(()) => {
             io.counters().stale_claims_released.incr();
             None

@@ -10,7 +10,7 @@ use std::io;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::batches::{Batches, Claim};
+use super::batches::{Batches, Next};
 use super::context::{IoContext, WallClock};
 use super::error::StorageError;
 use super::fs::Fs;
@@ -192,7 +192,7 @@ impl Store {
     }
 
     /// Claims the oldest sealed batch (see [`Batches::claim_next`]).
-    pub fn claim_next(&mut self) -> Result<Option<Claim>, StorageError> {
+    pub fn claim_next(&mut self) -> Result<Next, StorageError> {
         let claim = self.batches.claim_next(&mut self.io);
         self.settle();
         claim

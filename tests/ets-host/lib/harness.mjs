@@ -85,7 +85,9 @@ export function fakeContext(filesDir) {
 export function drainBatches(monitor) {
   const docs = [];
   for (let b = monitor.nextBatch(); b !== null; b = monitor.nextBatch()) {
-    const batchDocs = ndjson(b.body);
+    // Sealed batches come gzip-compressed; the facade passes the encoding on.
+    const body = b.encoding === 'gzip' ? gunzipSync(Buffer.from(b.body)) : b.body;
+    const batchDocs = ndjson(body);
     if (batchDocs.length !== b.eventCount) {
       throw new Error(`batch ${b.id}: eventCount ${b.eventCount} but ${batchDocs.length} lines`);
     }

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { batchFileText } from '../../shared/util.mjs';
 import { loadNative } from './native.mjs';
 
 const [dir] = process.argv.slice(2);
@@ -41,7 +42,7 @@ const written = [];
 for (const name of fs.readdirSync(path.join(dir, 'rum'))) {
   const file = path.join(dir, 'rum', name);
   if (!fs.statSync(file).isFile()) continue;
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+  for (const line of batchFileText(file).split('\n')) {
     if (line.includes('"type":"action"')) written.push(JSON.parse(line).context.seq);
   }
 }

@@ -3,7 +3,15 @@
 // same directory is opened again at once. Prints one JSON line.
 // Usage: node --expose-gc child-reopen.mjs <storageDir>
 
+import { gunzipSync } from 'node:zlib';
+
 import { loadNative } from './native.mjs';
+
+/** The body as NDJSON text (gzip unless batchEncoding: 'identity'). */
+const batchText = (b) => {
+  const body = Buffer.from(b.body);
+  return (b.encoding === 'gzip' ? gunzipSync(body) : body).toString('utf8');
+};
 
 const [dir] = process.argv.slice(2);
 const { RumPipeline } = loadNative();
@@ -35,7 +43,7 @@ try {
   result.flushed = q.flush();
   let seqs = [];
   for (let b = q.nextBatch(); b !== null; b = q.nextBatch()) {
-    for (const line of Buffer.from(b.body).toString('utf8').split('\n')) {
+    for (const line of batchText(b).split('\n')) {
       if (line.includes('"type":"action"')) seqs.push(JSON.parse(line).context.seq);
     }
     q.completeBatch(b.id, true);

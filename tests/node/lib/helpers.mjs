@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 
 import { parseNdjson, sleep, tmpDir, until } from '../../shared/util.mjs';
 import { libraryPath, loadNative, REPO_ROOT } from './native.mjs';
@@ -55,8 +56,17 @@ export function openPipeline(t, extra = {}) {
   return { p, dir, RumPipeline };
 }
 
-const BATCH_NAME = /^batch-(\d+)-(\d+)\.ndjson$/;
-const CLAIMED_NAME = /^batch-(\d+)-(\d+)\.ndjson\.(\d+)\.uploading$/;
+// Sealed batches are stored gzip-compressed (`.ndjson.gz`) unless `batchEncoding: 'identity'`;
+// the active batch (and any batch left by an earlier version) is plain.
+const BATCH_NAME = /^batch-(\d+)-(\d+)\.ndjson(\.gz)?$/;
+const CLAIMED_NAME = /^batch-(\d+)-(\d+)\.ndjson(\.gz)?\.(\d+)\.uploading$/;
+
+/** A nextBatch() body as NDJSON text, decompressed when its encoding is gzip. */
+export function batchText(b) {
+  assert.ok(['gzip', 'identity'].includes(b.encoding), `batch encoding is gzip or identity, got ${b.encoding}`);
+  const body = Buffer.from(b.body);
+  return (b.encoding === 'gzip' ? gunzipSync(body) : body).toString('utf8');
+}
 
 /** The batch files of a storage dir, oldest first, with their parsed documents. */
 export function readBatchFiles(dir, { includeClaimed = false } = {}) {
@@ -66,12 +76,15 @@ export function readBatchFiles(dir, { includeClaimed = false } = {}) {
   for (const name of names) {
     const m = BATCH_NAME.exec(name) ?? (includeClaimed ? CLAIMED_NAME.exec(name) : null);
     if (!m) continue;
-    const text = fs.readFileSync(path.join(rum, name), 'utf8');
+    const raw = fs.readFileSync(path.join(rum, name));
+    const text = (m[3] ? gunzipSync(raw) : raw).toString('utf8');
     files.push({
       name,
       created: Number(m[1]),
       seq: Number(m[2]),
-      bytes: Buffer.byteLength(text),
+      gzip: Boolean(m[3]),
+      // On disk (the compressed size once sealed compressed), as bytesOnDisk counts it.
+      bytes: raw.length,
       docs: parseNdjson(text, `${rum}/${name}`),
     });
   }
@@ -88,8 +101,8 @@ export function drainBatches(p, { deliver = true, max = 10_000 } = {}) {
     const b = p.nextBatch();
     if (b === null) return batches;
     checkBatchShape(b);
-    const docs = parseNdjson(Buffer.from(b.body).toString('utf8'), `nextBatch() ${String(b.id)}`);
-    batches.push({ id: b.id, docs, eventCount: b.eventCount, bytes: b.bytes });
+    const docs = parseNdjson(batchText(b), `nextBatch() ${String(b.id)}`);
+    batches.push({ id: b.id, docs, eventCount: b.eventCount, bytes: b.bytes, encoding: b.encoding });
     if (deliver) p.completeBatch(b.id, true);
   }
   assert.fail(`nextBatch() did not return null after ${max} batches`);

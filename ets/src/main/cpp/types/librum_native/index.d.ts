@@ -16,6 +16,8 @@ export type DeviceType = 'mobile' | 'desktop' | 'tablet' | 'tv' | 'gaming_consol
 export type ConnectivityStatus = 'connected' | 'not_connected' | 'maybe'
 /** `connectivity.interfaces` of the RUM event format. */
 export type NetworkInterface = 'bluetooth' | 'cellular' | 'ethernet' | 'wifi' | 'wimax' | 'mixed' | 'other' | 'unknown' | 'none'
+/** How sealed batches are stored and handed out (`NextBatch.encoding`). */
+export type BatchEncoding = 'gzip' | 'identity'
 /** A JSON-like attribute value (Dates become epoch milliseconds; undefined members are skipped). */
 export type AttributeValue = string | number | boolean | null | Date | AttributeValue[] | { [key: string]: AttributeValue }
 /** Attributes of a call: a plain object, or a Map (ArkTS `collections.Map`) with string keys. */
@@ -42,7 +44,11 @@ export type RumDocument = Record<string, AttributeValue>
 /** A claimed batch: NDJSON body, view documents reduced to their latest version. */
 export interface NextBatch {
   id: string
+  /** Send as it is, with `Content-Encoding: <encoding>`: gzip unless `batchEncoding: 'identity'`
+   * (or a plain batch left by an earlier version). */
   body: ArrayBuffer
+  encoding: BatchEncoding
+  /** Documents in the body (once decompressed). */
   eventCount: number
   bytes: number
 }
@@ -110,6 +116,12 @@ export interface PipelineOptions {
   eventMaxBytes?: number
   /** `flush()` and `markCrash()` wait at most this long for the writer, ms. @default 2000 */
   flushTimeoutMs?: number
+  /**
+   * How sealed batches are stored and handed out by `nextBatch()` (its `encoding`): "gzip"
+   * compresses them on the writer thread (about 10 times more events under the disk quota);
+   * "identity" keeps plain NDJSON. @default "gzip"
+   */
+  batchEncoding?: BatchEncoding
   /**
    * `source` of every document and `ddsource` of uploads. The RUM event format's enum has no
    * HarmonyOS value: an intake that validates it needs one of the enum (e.g. "android"); the
@@ -231,8 +243,9 @@ export interface PipelineStats {
   flushTimeouts: number
   /**
    * Documents the writer received: the left side of the conservation identity
-   * `documentsReceived = eventsOnDisk + preConsentEvents + eventsDelivered + every
-   * evicted*, dropped* and lost* event count`, which holds whenever the writer is idle.
+   * `documentsReceived = eventsOnDisk + preConsentEvents + eventsDelivered +
+   * viewsSuperseded + every evicted*, dropped* and lost* event count`, which holds
+   * whenever the writer is idle.
    */
   documentsReceived: number
   /** Gauge: events in batch files, claimed ones included. */
@@ -297,33 +310,39 @@ export interface PipelineStats {
    * JSON): never handed to an uploader.
    */
   invalidLinesDropped: number
+  /**
+   * View documents dropped when their batch was sealed compressed, because a later
+   * `_dd.document_version` of the same view is in the batch (the intake keeps only
+   * the highest): accounted for in the conservation identity, never uploaded.
+   */
+  viewsSuperseded: number
 }
 
 /** A RUM pipeline on this JS thread: capture, adaptive dispatch, coalescing, batch writer. */
 export declare class RumPipeline {
   constructor(options: PipelineOptions)
   /** Starts (or restarts) the view `key`. */
-  startView(key: string, name: string, attributes?: Attributes): void
+  startView(key: string, name: string, attributes?: Attrs): void
   /** Stops the view `key` (its final document has `is_active: false`). */
-  stopView(key: string, attributes?: Attributes): void
+  stopView(key: string, attributes?: Attrs): void
   /** Records a user action on the current view. */
-  addAction(type: ActionType, name: string, attributes?: Attributes): void
+  addAction(type: ActionType, name: string, attributes?: Attrs): void
   /**
    * Records many actions in one call: `events` is an array (or a Sendable `collections.Array`)
    * of `{ type, name, attributes? }`. All are checked before any is recorded.
    */
   addActions(events: Array<ActionEvent>): void
   /** Records an error; everything called before it is processed first. */
-  addError(message: string, source: ErrorSource, stack?: string, attributes?: Attributes): void
+  addError(message: string, source: ErrorSource, stack?: string, attributes?: Attrs): void
   /**
    * Records a crash after everything called before it, writes it to disk and fsyncs. Returns
    * false as `flush()` does.
    */
   markCrash(message: string, stack?: string): boolean
   /** Starts a resource (a network request) identified by `key`. */
-  startResource(key: string, method: string, url: string, attributes?: Attributes): void
+  startResource(key: string, method: string, url: string, attributes?: Attrs): void
   /** Stops the resource `key` and records it. */
-  stopResource(key: string, statusCode: number, kind: ResourceKind, sizeBytes?: number, attributes?: Attributes): void
+  stopResource(key: string, statusCode: number, kind: ResourceKind, sizeBytes?: number, attributes?: Attrs): void
   /**
    * Records a named timing on the current view: `view.custom_timings[name]`, ns since the view
    * started (a later call with the same name replaces it).
