@@ -12,7 +12,11 @@
 //!   deferred slice are logged and counted, never returned into the timer.
 //! - **Drains** (errors, crashes, keep-alive, session stop, user and consent changes, flush, stop,
 //!   session queries, an action that opens a launch view) process the whole queue on the caller's
-//!   turn first.
+//!   turn first, then write every view still owed.
+//! - **View documents** follow [`super::coalesce`]: an active view is written at a turn's end
+//!   ([`Timer::TurnEnd`], a slice's end) at most once per `viewUpdateIntervalMs`; one held back
+//!   gets a [`Timer::ViewsDue`] at the end of its interval, so its last state is written even if
+//!   the app goes quiet.
 //!
 //! Re-entrancy: the event mapper is host code that may call the pipeline again while this
 //! dispatcher is busy (the binding holds it mutably borrowed). Those calls go to the [`Inbox`]:
@@ -27,7 +31,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use super::attrs::Attrs;
-use super::coalesce::ViewEmission;
+use super::coalesce::Moment;
 use super::document::{Document, DocumentKind};
 use super::event::{ErrorSource, Event, EventKind};
 use super::pipeline::Pipeline;
@@ -36,20 +40,26 @@ use super::seam::{Clock, EventMapper, MapOutcome, MapperError, Scheduler, Timer}
 use super::stats::{Counter, DispatchCounters};
 use crate::log;
 
-/// How the event being processed was reached: when its view documents go out, and whether a
-/// failure is one of a deferred slice.
+/// How the event being processed was reached: the moments its view documents may go out at
+/// (after the event, at the end of its slice or drain), and whether a failure is one of a deferred
+/// slice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Mode {
-    emission: ViewEmission,
+    after: Moment,
+    end: Moment,
     deferred: bool,
 }
 
 impl Mode {
-    const INLINE: Self = Self { emission: ViewEmission::PerEvent, deferred: false };
-    /// A drain or a slice forced by the capacity bound: on the caller's turn.
-    const SYNC_SLICE: Self = Self { emission: ViewEmission::PerSlice, deferred: false };
-    /// A slice run by its timer on a later turn.
-    const DEFERRED_SLICE: Self = Self { emission: ViewEmission::PerSlice, deferred: true };
+    const INLINE: Self = Self { after: Moment::AfterInline, end: Moment::TurnEnd, deferred: false };
+    /// After `stop()`: no turns are tracked, so nothing is held back.
+    const STOPPED: Self = Self { after: Moment::Forced, end: Moment::Forced, deferred: false };
+    /// A slice forced by the capacity bound, on the caller's turn.
+    const CAPACITY_SLICE: Self = Self { after: Moment::AfterQueued, end: Moment::TurnEnd, deferred: false };
+    /// A synchronous drain: every view owed is written at its end.
+    const DRAIN: Self = Self { after: Moment::AfterQueued, end: Moment::Forced, deferred: false };
+    /// A slice run by its timer on a later turn: a turn of its own.
+    const DEFERRED_SLICE: Self = Self { after: Moment::AfterQueued, end: Moment::TurnEnd, deferred: true };
 }
 
 /// Time spent on the current turn of the JS thread.
@@ -84,6 +94,8 @@ pub struct Dispatcher<C: Clock, S: Scheduler> {
     inbox: Inbox<C>,
     turn: Turn,
     slice_scheduled: bool,
+    /// When the scheduled [`Timer::ViewsDue`] is due (monotonic ns), if one is.
+    views_timer: Option<u64>,
     running_inbox: bool,
     /// Reused document buffer, so processing an event does not allocate one.
     docs: Vec<Document>,
@@ -105,6 +117,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
             inbox,
             turn: Turn::default(),
             slice_scheduled: false,
+            views_timer: None,
             running_inbox: false,
             docs: Vec::new(),
             view_after_queue: ViewAfterQueue::AsNow,
@@ -197,11 +210,15 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     }
 
     fn route(&mut self, ev: Event, started_ns: u64) {
-        if ev.kind.drains_queue() || self.opens_launch_view(&ev.kind) || self.shared.is_stopped() {
+        if self.shared.is_stopped() {
             self.drain_queue();
-            self.run_inline(ev, self.clock.mono_ns());
+            self.run_inline(ev, self.clock.mono_ns(), Mode::STOPPED);
+        } else if ev.kind.drains_queue() || self.opens_launch_view(&ev.kind) {
+            // The event itself writes the views owed first (coalesce::forced_around).
+            self.drain_queue();
+            self.run_inline(ev, self.clock.mono_ns(), Mode::INLINE);
         } else if self.queue.is_empty() && self.turn.spent_ns < self.shared.turn_budget_ns() {
-            self.run_inline(ev, started_ns);
+            self.run_inline(ev, started_ns, Mode::INLINE);
         } else {
             self.enqueue(ev);
         }
@@ -216,7 +233,14 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     /// its failures.
     pub fn on_timer(&mut self, timer: Timer) {
         match timer {
-            Timer::TurnEnd => self.turn = Turn::default(),
+            Timer::TurnEnd => {
+                self.turn = Turn::default();
+                self.emit_views(Moment::TurnEnd, Mode { deferred: true, ..Mode::INLINE });
+            }
+            Timer::ViewsDue => {
+                self.views_timer = None;
+                self.emit_views(Moment::TurnEnd, Mode { deferred: true, ..Mode::INLINE });
+            }
             Timer::Slice => {
                 self.slice_scheduled = false;
                 if self.queue.is_empty() {
@@ -230,38 +254,45 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
         }
     }
 
-    /// Processes the whole queue now, without a budget.
+    /// Processes the whole queue now, without a budget, and writes every view still owed (the
+    /// binding's `flush()` and its teardown drains).
     pub fn drain(&mut self) {
-        self.drain_queue();
+        self.drain_and_write_views();
     }
 
-    /// `flush()`: every earlier call is processed and handed to the sink when this returns (the
-    /// binding then flushes storage).
+    /// `flush()`: every earlier call is processed and handed to the sink when this returns, the
+    /// views owed included (the binding then flushes storage).
     pub fn flush(&mut self) {
-        self.drain_queue();
+        self.drain_and_write_views();
     }
 
-    /// `sessionId()`: the live session after every earlier call.
+    /// `sessionId()`: the live session after every earlier call; a reader of the session finds
+    /// its views written.
     pub fn session_id(&mut self) -> Option<String> {
-        self.drain_queue();
+        self.drain_and_write_views();
         self.shared.current_session_id(self.clock.wall_ms())
     }
 
-    /// `stop()`: drains, then every later call (on any thread of the pipeline) is processed on its
-    /// caller's turn.
+    /// `stop()`: drains and writes the views owed, then every later call (on any thread of the
+    /// pipeline) is processed on its caller's turn, its views written with it.
     pub fn stop(&mut self) {
-        self.drain_queue();
+        self.drain_and_write_views();
         self.shared.mark_stopped();
+    }
+
+    fn drain_and_write_views(&mut self) {
+        self.drain_queue();
+        self.emit_views(Moment::Forced, Mode::DRAIN);
     }
 
     fn counters(&self) -> &DispatchCounters {
         self.shared.counters()
     }
 
-    fn run_inline(&mut self, ev: Event, started_ns: u64) {
+    fn run_inline(&mut self, ev: Event, started_ns: u64, mode: Mode) {
         self.counters().calls_inline.incr();
         let start = started_ns.min(self.clock.mono_ns());
-        self.process(ev, Mode::INLINE);
+        self.process(ev, mode);
         let spent = self.clock.mono_ns().saturating_sub(start);
         self.charge_turn(spent, true);
     }
@@ -315,7 +346,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
         self.note_queued_view_call(&ev.kind);
         if self.queue.len() >= self.shared.queue_capacity() {
             self.counters().slices_at_capacity.incr();
-            let spent = self.run_slice(Mode::SYNC_SLICE);
+            let spent = self.run_slice(Mode::CAPACITY_SLICE);
             self.charge_turn(spent, false);
         }
         self.queue.push_back(ev);
@@ -381,16 +412,18 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
         let start = self.clock.mono_ns();
         while let Some(ev) = self.queue.pop_front() {
             self.counters().queue_length.sub(1);
-            self.process(ev, Mode::SYNC_SLICE);
+            self.process(ev, Mode::DRAIN);
         }
-        self.end_slice(Mode::SYNC_SLICE);
+        self.end_slice(Mode::DRAIN);
         self.counters().drains.incr();
         Some(self.clock.mono_ns().saturating_sub(start))
     }
 
     fn process(&mut self, ev: Event, mode: Mode) {
         let mut docs = std::mem::take(&mut self.docs);
-        let consent = self.shared.apply(ev, mode.emission, &mut docs);
+        let (consent, _due) = self.shared.apply(ev, mode.after, self.clock.mono_ns(), &mut docs);
+        // A view held back here waits for the end of this slice or drain, or for the turn end
+        // the inline path schedules (charge_turn); that turn end schedules what is still due.
         self.deliver_all(&mut docs, mode);
         if let Some(consent) = consent {
             if let Err(e) = self.shared.sink().consent_changed(consent) {
@@ -403,10 +436,32 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
 
     /// The end of a slice or drain: the coalesced view documents go out.
     fn end_slice(&mut self, mode: Mode) {
+        self.emit_views(mode.end, mode);
+    }
+
+    /// Writes the views owed that `moment` lets out; one still held back gets a
+    /// [`Timer::ViewsDue`] at its due time.
+    fn emit_views(&mut self, moment: Moment, mode: Mode) {
         let mut docs = std::mem::take(&mut self.docs);
-        self.shared.end_slice(mode.emission, &mut docs);
+        let due = self.shared.emit_views(moment, self.clock.mono_ns(), &mut docs);
         self.deliver_all(&mut docs, mode);
         self.docs = docs;
+        if let Some(due) = due {
+            self.schedule_views(due);
+        }
+    }
+
+    /// Makes sure a [`Timer::ViewsDue`] fires by `due_ns`. A timer already due earlier will
+    /// schedule the next one itself.
+    fn schedule_views(&mut self, due_ns: u64) {
+        if self.views_timer.is_some_and(|at| at <= due_ns) {
+            return;
+        }
+        let wait_ns = due_ns.saturating_sub(self.clock.mono_ns());
+        let delay_ms = u32::try_from(wait_ns.div_ceil(1_000_000)).unwrap_or(u32::MAX);
+        if self.scheduler.schedule_in(Timer::ViewsDue, delay_ms) {
+            self.views_timer = Some(due_ns);
+        }
     }
 
     fn deliver_all(&mut self, docs: &mut Vec<Document>, mode: Mode) {
@@ -470,10 +525,13 @@ impl<C: Clock, S: Scheduler> Drop for Dispatcher<C, S> {
     /// A thread's dispatcher going away (its JS object collected) still delivers what it queued.
     /// No turn is charged: no timer may fire for a dispatcher that no longer exists.
     fn drop(&mut self) {
-        self.run_inbox(Mode::SYNC_SLICE);
+        self.run_inbox(Mode::DRAIN);
         if self.drain_unbudgeted().is_some() {
             log::info("dispatcher dropped with queued events; they were processed first");
         }
+        let mut docs = std::mem::take(&mut self.docs);
+        self.shared.emit_views(Moment::Forced, self.clock.mono_ns(), &mut docs);
+        self.deliver_all(&mut docs, Mode::DRAIN);
     }
 }
 

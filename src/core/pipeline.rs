@@ -10,7 +10,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use super::coalesce::{Moment, ViewEmission};
+use super::coalesce::{forced_around, Moment, ViewPolicy};
 use super::config::{Config, TrackingConsent};
 use super::document::{Document, Identity};
 use super::event::{Event, EventKind};
@@ -29,6 +29,8 @@ pub struct Pipeline {
     turn_budget_ns: u64,
     queue_capacity: usize,
     stopped: AtomicBool,
+    /// When view documents are written (`viewUpdateIntervalMs`).
+    views: ViewPolicy,
     /// The scopes' untracked-session gate, read without their lock.
     gate: Arc<SessionGate>,
 }
@@ -64,6 +66,7 @@ impl Pipeline {
             // A zero capacity could never hold the event that triggered the slice.
             queue_capacity: config.queue_capacity.max(1),
             stopped: AtomicBool::new(false),
+            views: ViewPolicy::new(config.view_update_interval_ms),
             gate,
         })
     }
@@ -122,30 +125,36 @@ impl Pipeline {
         f(&self.lock())
     }
 
-    /// Applies one event under the scope lock. A consent change first emits the views still owed,
-    /// so every document reaches the sink under the consent of its call; the new consent is
-    /// returned for the caller to announce after delivering `out`.
-    pub(crate) fn apply(&self, ev: Event, emission: ViewEmission, out: &mut Vec<Document>) -> Option<TrackingConsent> {
+    /// Applies one event under the scope lock, at monotonic `now_ns`; `after` is the moment its
+    /// processing reaches once applied (see [`super::coalesce`]). A drain point first writes the
+    /// views still owed, so every document reaches the sink under the user and consent of its
+    /// call. Returns the new consent, for the caller to announce after delivering `out`, and when
+    /// the earliest view left owed is due.
+    pub(crate) fn apply(
+        &self,
+        ev: Event,
+        after: Moment,
+        now_ns: u64,
+        out: &mut Vec<Document>,
+    ) -> (Option<TrackingConsent>, Option<u64>) {
         let mut scopes = self.lock();
         let consent = match ev.kind {
             EventKind::SetConsent(c) => Some(c),
             _ => None,
         };
-        if consent.is_some() && emission.writes_at(Moment::BeforeConsentChange) {
-            scopes.emit_views(out);
+        let (before, forced_after) = forced_around(&ev.kind);
+        if before {
+            scopes.emit_views(self.views, Moment::Forced, now_ns, out);
         }
         scopes.apply(ev, out);
-        if emission.writes_at(Moment::AfterEvent) {
-            scopes.emit_views(out);
-        }
-        consent
+        let after = if forced_after { Moment::Forced } else { after };
+        (consent, scopes.emit_views(self.views, after, now_ns, out))
     }
 
-    /// Emits the documents of every dirty view at the end of a slice or drain.
-    pub(crate) fn end_slice(&self, emission: ViewEmission, out: &mut Vec<Document>) {
-        if emission.writes_at(Moment::SliceEnd) {
-            self.lock().emit_views(out);
-        }
+    /// Writes the owed views `moment` lets out (a slice's or a turn's end, a forced point); returns
+    /// when the earliest view left owed is due.
+    pub(crate) fn emit_views(&self, moment: Moment, now_ns: u64, out: &mut Vec<Document>) -> Option<u64> {
+        self.lock().emit_views(self.views, moment, now_ns, out)
     }
 
     fn lock(&self) -> MutexGuard<'_, Scopes> {

@@ -2,8 +2,9 @@
 //! event carries (global attributes, user, tracking consent).
 //!
 //! [`Scopes::apply`] processes one captured event and appends the non-view documents it produces;
-//! views it touches are marked dirty and written by [`Scopes::emit_views`], either right after the
-//! event (inline path) or once per slice (queued path, see [`super::coalesce`]). Everything is
+//! views it touches are marked dirty and written by [`Scopes::emit_views`] when the emission
+//! policy lets them out (at turn ends, at most once per interval, at once at forced points and
+//! when a view ends: see [`super::coalesce`]). Everything is
 //! judged by the event's own call-time stamps, never by the time of processing, so a queued event
 //! gives the same documents as it would have given inline.
 //!
@@ -15,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
 
 use super::attrs::Attrs;
-use super::coalesce::DirtyMark;
+use super::coalesce::{DirtyMark, Moment, Verdict, ViewPolicy};
 use super::config::{
     TrackingConsent, MAX_PENDING_RESOURCES_PER_VIEW, MAX_STOPPED_VIEWS_WITH_PENDING, SESSION_INACTIVITY_MS,
     SESSION_MAX_DURATION_MS,
@@ -366,15 +367,34 @@ impl Scopes {
         }
     }
 
-    /// Appends one document per dirty view (oldest view first), then forgets stopped views that
-    /// owe nothing and wait for no resource.
-    pub fn emit_views(&mut self, out: &mut Vec<Document>) {
+    /// Appends the document of each owed view that `policy` lets out at `moment` (oldest view
+    /// first), at monotonic `now_ns`; then forgets stopped views that owe nothing and wait for no
+    /// resource. Returns when the earliest view left owed is due, if any.
+    pub fn emit_views(
+        &mut self,
+        policy: ViewPolicy,
+        moment: Moment,
+        now_ns: u64,
+        out: &mut Vec<Document>,
+    ) -> Option<u64> {
+        let mut due: Option<u64> = None;
         for v in &mut self.views {
-            if v.mark.take() && v.tracked {
-                out.push(v.document(&self.identity));
+            if !v.tracked {
+                v.mark.take(); // an untracked session writes nothing: nothing is owed
+                continue;
+            }
+            match policy.verdict(&v.mark, v.active, moment, now_ns) {
+                Verdict::Clean => {}
+                Verdict::Write => {
+                    v.mark.take();
+                    v.mark.written_at(now_ns);
+                    out.push(v.document(&self.identity));
+                }
+                Verdict::Wait { due_ns } => due = Some(due.map_or(due_ns, |d| d.min(due_ns))),
             }
         }
         self.views.retain(|v| v.active || v.mark.is_dirty() || !v.pending.is_empty());
+        due
     }
 
     /// True when some view owes a document.
@@ -635,7 +655,7 @@ mod tests {
         }
         assert_eq!(out.len(), 3, "actions only; the view waits");
         assert!(s.has_dirty_views());
-        s.emit_views(&mut out);
+        s.emit_views(ViewPolicy::new(1_000), Moment::Forced, 5_000_000, &mut out);
         assert!(!s.has_dirty_views());
         let Some(Document::View(v)) = out.last() else { panic!("no view document") };
         assert_eq!((v.action_count, v.document_version, v.time_spent_ns), (3, 1, 4_000_000));
@@ -647,7 +667,7 @@ mod tests {
         let (mut s, counters) = scopes();
         let mut out = Vec::new();
         s.apply(tap(1, 10), &mut out);
-        s.emit_views(&mut out);
+        s.emit_views(ViewPolicy::new(1_000), Moment::Forced, 10_000_000, &mut out);
         assert_eq!(s.active_view_key(), Some(LAUNCH_VIEW_NAME));
         assert_eq!(counters.sessions_started.get(), 1);
         assert_eq!(counters.view_writes_saved.get(), 0, "opening and counting is one write");

@@ -25,14 +25,24 @@ pub enum Timer {
     TurnEnd,
     /// Process the next slice of the queue.
     Slice,
+    /// A view held back by `viewUpdateIntervalMs` is due: write the views whose interval passed
+    /// (scheduled with a delay, see [`Scheduler::schedule_in`]).
+    ViewsDue,
 }
 
-/// Schedules a [`Timer`] on a later turn (`setTimeout(fn, 0)` on the JS thread). The host calls
+/// Schedules a [`Timer`] on a later turn (`setTimeout(fn, delay)` on the JS thread). The host calls
 /// the dispatcher back with the same `Timer` when it fires.
 pub trait Scheduler {
     /// Whether the timer will fire. On `false` (the engine refused the timer) the dispatcher
     /// asks again at its next opportunity instead of waiting for a callback that never comes.
-    fn schedule(&self, timer: Timer) -> bool;
+    fn schedule(&self, timer: Timer) -> bool {
+        self.schedule_in(timer, 0)
+    }
+
+    /// [`Self::schedule`], on a turn at least `delay_ms` from now. A timer that fires early does
+    /// no harm (the dispatcher checks its clock and asks again); one that never fires would leave
+    /// a view's last state unwritten until the next call.
+    fn schedule_in(&self, timer: Timer, delay_ms: u32) -> bool;
 }
 
 /// Why a document could not be handed to storage.

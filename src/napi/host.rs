@@ -99,12 +99,13 @@ impl Drop for JsRef {
 /// Where a fired timer is delivered: the pipeline sets it once its dispatcher exists.
 pub type TimerTarget = Rc<RefCell<Option<Box<dyn Fn(Timer)>>>>;
 
-/// Schedules the dispatcher's timers with the JS thread's `setTimeout(fn, 0)`.
+/// Schedules the dispatcher's timers with the JS thread's `setTimeout(fn, delay)`.
 pub struct HostScheduler {
     env: sys::napi_env,
     set_timeout: JsRef,
     turn_end: JsRef,
     slice: JsRef,
+    views_due: JsRef,
     /// Set by [`HostScheduler::detach`]: no more timers, no more JS.
     detached: Cell<bool>,
 }
@@ -138,6 +139,7 @@ impl HostScheduler {
             set_timeout: JsRef::new(raw_env, set_timeout.raw())?,
             turn_end: make("rumTurnEnd", Timer::TurnEnd)?,
             slice: make("rumSlice", Timer::Slice)?,
+            views_due: make("rumViewsDue", Timer::ViewsDue)?,
             detached: Cell::new(false),
         })
     }
@@ -149,30 +151,32 @@ impl HostScheduler {
         self.set_timeout.release();
         self.turn_end.release();
         self.slice.release();
+        self.views_due.release();
     }
 }
 
 impl Scheduler for HostScheduler {
-    fn schedule(&self, timer: Timer) -> bool {
+    fn schedule_in(&self, timer: Timer, delay_ms: u32) -> bool {
         if self.detached.get() {
             return false;
         }
         let callback = match timer {
             Timer::TurnEnd => &self.turn_end,
             Timer::Slice => &self.slice,
+            Timer::ViewsDue => &self.views_due,
         };
         let (Some(set_timeout), Some(callback)) = (self.set_timeout.value(), callback.value()) else {
             log::error("cannot schedule a slice: the timer function is gone");
             return false;
         };
-        let mut zero = ptr::null_mut();
+        let mut delay = ptr::null_mut();
         let mut undefined = ptr::null_mut();
         let mut result = ptr::null_mut();
-        // SAFETY: all handles belong to env on its own thread; setTimeout(callback, 0).
+        // SAFETY: all handles belong to env on its own thread; setTimeout(callback, delay_ms).
         let status = unsafe {
-            sys::napi_create_int32(self.env, 0, &mut zero);
+            sys::napi_create_uint32(self.env, delay_ms, &mut delay);
             sys::napi_get_undefined(self.env, &mut undefined);
-            let argv = [callback, zero];
+            let argv = [callback, delay];
             sys::napi_call_function(self.env, undefined, set_timeout, 2, argv.as_ptr(), &mut result)
         };
         if status != sys::Status::napi_ok {

@@ -55,6 +55,11 @@ pub struct PipelineOptions {
     /// "identity" keeps plain NDJSON. @default "gzip"
     #[napi(ts_type = "BatchEncoding")]
     pub batch_encoding: Option<String>,
+    /// An active view's document is written at most once per this interval (and once per turn);
+    /// a stopped view, drains, `keepAlive`, `flush`, `stop`, `markCrash`, user and consent changes
+    /// write it at once. 0 writes it after every call, as without throttling; at most 60000, ms.
+    /// @default 1000
+    pub view_update_interval_ms: Option<f64>,
     /// `source` of every document and `ddsource` of uploads. The RUM event format's enum has no
     /// HarmonyOS value: an intake that validates it needs one of the enum (e.g. "android"); the
     /// default is what Flashcat's HarmonyOS SDK sends. @default "harmony"
@@ -140,6 +145,7 @@ impl PipelineOptions {
             event_max_bytes: on("eventMaxBytes")?,
             flush_timeout_ms: on("flushTimeoutMs")?,
             batch_encoding: os("batchEncoding")?,
+            view_update_interval_ms: on("viewUpdateIntervalMs")?,
             source: os("source")?,
             session_sample_rate: on("sessionSampleRate")?,
             build_version: os("buildVersion")?,
@@ -293,6 +299,7 @@ impl TryFrom<PipelineOptions> for Config {
         let queue_capacity = whole("queueCapacity", o.queue_capacity)?;
         let max_batch_files = whole("maxBatchFiles", o.max_batch_files)?;
         let flush_timeout_ms = whole("flushTimeoutMs", o.flush_timeout_ms)?;
+        let view_update_interval_ms = whole("viewUpdateIntervalMs", o.view_update_interval_ms)?;
         let device = match o.device {
             None => None,
             Some(d) => Some(Device {
@@ -340,6 +347,8 @@ impl TryFrom<PipelineOptions> for Config {
             batch_max_age_ms: whole("batchMaxAgeMs", o.batch_max_age_ms)?.unwrap_or(d.batch_max_age_ms),
             event_max_bytes: whole("eventMaxBytes", o.event_max_bytes)?.unwrap_or(d.event_max_bytes),
             flush_timeout_ms: flush_timeout_ms.map_or(d.flush_timeout_ms, |n| saturate(n, u32::MAX)),
+            view_update_interval_ms: view_update_interval_ms
+                .map_or(d.view_update_interval_ms, |n| saturate(n, u32::MAX)),
             source: o.source.unwrap_or_else(|| d.source.clone()),
             session_sample_rate: o.session_sample_rate.unwrap_or(d.session_sample_rate),
             context,

@@ -47,17 +47,17 @@ impl Clock for VClock {
     }
 }
 
-/// Timers in the order they were scheduled; the test fires them.
+/// Timers in the order they were scheduled, each with its delay (ms); the test fires them.
 #[derive(Clone, Debug, Default)]
-pub struct ManualScheduler(Rc<RefCell<VecDeque<Timer>>>, Rc<Cell<u32>>);
+pub struct ManualScheduler(Rc<RefCell<VecDeque<(Timer, u32)>>>, Rc<Cell<u32>>);
 
 impl Scheduler for ManualScheduler {
-    fn schedule(&self, timer: Timer) -> bool {
+    fn schedule_in(&self, timer: Timer, delay_ms: u32) -> bool {
         if self.1.get() > 0 {
             self.1.set(self.1.get() - 1);
             return false;
         }
-        self.0.borrow_mut().push_back(timer);
+        self.0.borrow_mut().push_back((timer, delay_ms));
         true
     }
 }
@@ -68,34 +68,79 @@ impl ManualScheduler {
         self.1.set(n);
     }
 
+    /// The timers waiting to fire, delayed ones included.
     pub fn pending(&self) -> Vec<Timer> {
+        self.0.borrow().iter().map(|&(t, _)| t).collect()
+    }
+
+    /// The timers waiting with their delays (ms).
+    pub fn pending_delays(&self) -> Vec<(Timer, u32)> {
         self.0.borrow().iter().copied().collect()
     }
 
+    /// The next timer of the next turn: the oldest one without a delay, else the oldest delayed
+    /// one. Returns it with its delay.
+    pub fn pop_next(&self) -> Option<(Timer, u32)> {
+        let mut q = self.0.borrow_mut();
+        let i = q.iter().position(|&(_, delay)| delay == 0).unwrap_or(0);
+        q.remove(i)
+    }
+
+    /// The oldest undelayed timer (the next turn's); delayed ones (`ViewsDue`) wait for
+    /// [`Self::pop_next`] or [`run_until_idle`], which move the clock.
     pub fn pop(&self) -> Option<Timer> {
-        self.0.borrow_mut().pop_front()
+        let mut q = self.0.borrow_mut();
+        let i = q.iter().position(|&(_, delay)| delay == 0)?;
+        q.remove(i).map(|(t, _)| t)
     }
 }
 
 pub type TestDispatcher = Dispatcher<VClock, ManualScheduler>;
 
-/// Fires the timers pending now (each its own turn), not the ones they schedule. Returns how many.
+/// Fires the undelayed timers pending now (each its own turn), not the ones they schedule, nor
+/// delayed ones (`ViewsDue`: their time has not come). Returns how many.
 pub fn run_pending(d: &mut TestDispatcher) -> usize {
-    let n = d.scheduler().pending().len();
-    for _ in 0..n {
-        if let Some(t) = d.scheduler().pop() {
-            d.on_timer(t);
-        }
+    let due: Vec<Timer> = {
+        let mut q = d.scheduler().0.borrow_mut();
+        let (now, later): (VecDeque<_>, VecDeque<_>) = q.drain(..).partition(|&(_, delay)| delay == 0);
+        *q = later;
+        now.into_iter().map(|(t, _)| t).collect()
+    };
+    for &t in &due {
+        d.on_timer(t);
     }
-    n
+    due.len()
 }
 
-/// Fires timers until none is left; returns the number of slices that ran.
+/// Fires timers until none is left, undelayed ones first; before a delayed one fires, the virtual
+/// clock moves on by its delay (time passes while the app is idle). Returns the number of slices
+/// that ran.
 pub fn run_until_idle(d: &mut TestDispatcher) -> usize {
     let mut slices = 0;
     for _ in 0..1_000_000 {
-        match d.scheduler().pop() {
-            Some(t) => {
+        match d.scheduler().pop_next() {
+            Some((t, delay_ms)) => {
+                slices += usize::from(t == Timer::Slice);
+                d.clock().advance(u64::from(delay_ms) * MS);
+                d.on_timer(t);
+            }
+            None => return slices,
+        }
+    }
+    panic!("timers never stopped");
+}
+
+/// Fires the undelayed timers until none is left (the queue and the turn end), leaving delayed
+/// ones waiting, without moving the clock. Returns the number of slices that ran.
+pub fn run_turns(d: &mut TestDispatcher) -> usize {
+    let mut slices = 0;
+    for _ in 0..1_000_000 {
+        let next = {
+            let mut q = d.scheduler().0.borrow_mut();
+            q.iter().position(|&(_, delay)| delay == 0).and_then(|i| q.remove(i))
+        };
+        match next {
+            Some((t, _)) => {
                 slices += usize::from(t == Timer::Slice);
                 d.on_timer(t);
             }
@@ -232,7 +277,17 @@ impl<F: FnMut(&Document) -> Result<MapOutcome, MapperError>> EventMapper for FnM
     }
 }
 
+/// A config for the dispatch and scope tests, with view updates not throttled
+/// (`viewUpdateIntervalMs: 0`): those tests pin down the queue, the drains and the documents one
+/// event makes, one view document per touching event on the inline path; the throttling policy
+/// itself is tested on the default interval ([`throttled`], tests/dispatch_views.rs,
+/// tests/dispatch_props.rs).
 pub fn config(budget_ms: u32, capacity: usize) -> Config {
+    Config { view_update_interval_ms: 0, ..throttled(budget_ms, capacity) }
+}
+
+/// [`config`] with the default `viewUpdateIntervalMs`.
+pub fn throttled(budget_ms: u32, capacity: usize) -> Config {
     Config {
         storage_dir: "/tmp/rum-test".into(),
         application_id: "app-1".into(),

@@ -85,7 +85,6 @@ test('stats() move with a burst, its drain and its writes', async (t) => {
   const lines = files.reduce((n, f) => n + f.docs.length, 0);
   const bytes = files.reduce((n, f) => n + f.bytes, 0);
   assert.equal(s4.documentsWritten, lines + s4.viewsSuperseded, 'documentsWritten = lines in the batch files + view versions superseded at seal');
-  assert.ok(s4.viewsSuperseded > 0, 'the burst coalesced views and the seal dropped the superseded versions');
   assert.equal(s4.batchesOnDisk, files.length, 'batchesOnDisk = batch files on disk');
   assert.equal(s4.bytesOnDisk, bytes, 'bytesOnDisk = bytes of the batch files');
   assert.equal(s4.writeErrors, 0);

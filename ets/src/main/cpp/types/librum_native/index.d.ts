@@ -123,6 +123,13 @@ export interface PipelineOptions {
    */
   batchEncoding?: BatchEncoding
   /**
+   * An active view's document is written at most once per this interval (and once per turn);
+   * a stopped view, drains, `keepAlive`, `flush`, `stop`, `markCrash`, user and consent changes
+   * write it at once. 0 writes it after every call, as without throttling; at most 60000, ms.
+   * @default 1000
+   */
+  viewUpdateIntervalMs?: number
+  /**
    * `source` of every document and `ddsource` of uploads. The RUM event format's enum has no
    * HarmonyOS value: an intake that validates it needs one of the enum (e.g. "android"); the
    * default is what Flashcat's HarmonyOS SDK sends. @default "harmony"
