@@ -7,11 +7,25 @@
 use std::fmt;
 use std::path::PathBuf;
 
-/// The zlib level sealed batches are compressed at (`batchEncoding: 'gzip'`): zlib's default,
-/// not yet chosen by measurement across levels 1/3/6/9. Measured at 6 (`cargo run --release
-/// --no-default-features --example gzip_quota`, reference-burst actions): about 35x (3,700
-/// actions: 3.34 MB plain, 96 KB compressed), about 9 ms per 512 KiB seal with its two fsyncs.
-pub const GZIP_LEVEL: u32 = 6;
+/// The zlib level sealed batches are compressed at (`batchEncoding: 'gzip'`), chosen by
+/// measurement (`cargo run --release --no-default-features --example gzip_levels`: one 512 KiB
+/// batch of reference-burst actions; ratio and time to compress, median of 9 on a 2-core x86_64
+/// VM): level 1 25.7x in 0.38 ms, 3 36.3x in 1.24 ms, 6 37.2x in 2.03 ms, 9 37.2x in 3.52 ms.
+/// Level 1 keeps two thirds of the best ratio at a fifth of level 6's cost: the seal holds the
+/// store (the upload side waits for it) and its time is the writer's in a burst, while at 25x the
+/// 4 MiB quota already holds about 100 MB of documents, more than any burst the queue bounds.
+pub const GZIP_LEVEL: u32 = 1;
+
+/// How many times more documents the writer's backlog may hold with gzip batches than with plain
+/// ones: a sealed batch keeps its documents in about a twenty-fifth of their bytes (above), so
+/// the reason for bounding the backlog by what the disk could keep scales with it; 8 leaves a
+/// wide margin for documents that compress worse than the reference burst's.
+pub const GZIP_BACKLOG_FACTOR: u64 = 8;
+
+/// The writer's backlog is never above this, whatever the quota: documents waiting in memory
+/// compete with the app's own memory, and 64 MiB holds the largest burst the benchmarks send
+/// (100,000 actions at about 600 bytes each in flight at once, worst case).
+pub const WRITER_BACKLOG_MAX_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Time the SDK may spend on the caller's turn before it queues.
 ///
@@ -73,12 +87,13 @@ pub const CLAIM_TIMEOUT_MS: u64 = 10 * 60 * 1000;
 pub const FLUSH_TIMEOUT_MS: u32 = 2_000;
 
 /// Documents sent to the writer and not yet taken by it are bounded by this many disk quotas
-/// (`diskQuotaBytes`), by an estimate of what they hold in memory: 8 MiB with the defaults. The
+/// (`diskQuotaBytes`), by an estimate of what they hold in memory, times [`GZIP_BACKLOG_FACTOR`]
+/// with gzip batches (64 MiB with the defaults, [`WRITER_BACKLOG_MAX_BYTES`] at most). The
 /// backlog grows while a burst outpaces the writer, and without limit while the disk blocks
-/// instead of failing. The writer could never keep more than one quota on disk anyway (a longer
-/// backlog evicts its own oldest part once written), so nothing it could have kept is dropped; the
-/// second quota leaves room for the estimate's error. Past it, new documents are dropped and
-/// counted (`droppedBacklog`); the caller never waits.
+/// instead of failing. The writer could never keep more than what fits the quota on disk anyway
+/// (a longer backlog evicts its own oldest part once written), so nothing it could have kept is
+/// dropped; the second quota leaves room for the estimate's error. Past it, new documents are
+/// dropped and counted (`droppedBacklog`); the caller never waits.
 pub const WRITER_BACKLOG_QUOTAS: u64 = 2;
 
 /// The writer's backlog bound is never below this (twice the default quota), so a small

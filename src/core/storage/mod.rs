@@ -67,7 +67,8 @@ pub use segment::WRITE_CHUNK;
 pub use writer::FlushOutcome;
 
 use crate::core::config::{
-    BatchEncoding, Config, TrackingConsent, UPLOAD_LOCK_WAIT_MS, WRITER_BACKLOG_MIN_BYTES, WRITER_BACKLOG_QUOTAS,
+    BatchEncoding, Config, TrackingConsent, GZIP_BACKLOG_FACTOR, UPLOAD_LOCK_WAIT_MS, WRITER_BACKLOG_MAX_BYTES,
+    WRITER_BACKLOG_MIN_BYTES, WRITER_BACKLOG_QUOTAS,
 };
 use crate::core::document::Document;
 use crate::core::seam::{DocumentSink, SinkError};
@@ -135,9 +136,7 @@ impl Storage {
         let counters = Arc::new(StorageCounters::default());
         let limits = Limits::from_config(config);
         let store = Store::open(options.fs, options.clock.clone(), limits, counters.clone(), &root)?;
-        let backlog_max = options
-            .backlog_max
-            .unwrap_or(config.disk_quota_bytes.saturating_mul(WRITER_BACKLOG_QUOTAS).max(WRITER_BACKLOG_MIN_BYTES));
+        let backlog_max = options.backlog_max.unwrap_or_else(|| backlog_bound(config));
         let backlog = Arc::new(Backlog::with_max(counters.clone(), backlog_max));
         let shared = Arc::new(Shared::new(store, counters, options.clock, config.event_max_bytes, lease));
         // Unbounded, so a send never blocks the JS thread; `backlog` bounds it in bytes.
@@ -368,6 +367,19 @@ impl DocumentSink for StorageSink {
     fn consent_changed(&self, consent: TrackingConsent) -> Result<(), SinkError> {
         self.tx.send(Msg::Consent(consent)).map_err(|_| SinkError::Closed)
     }
+}
+
+/// What may wait in memory for the writer (`config.rs`, `WRITER_BACKLOG_QUOTAS`).
+fn backlog_bound(config: &Config) -> u64 {
+    let factor = match config.batch_encoding {
+        BatchEncoding::Gzip => GZIP_BACKLOG_FACTOR,
+        BatchEncoding::Identity => 1,
+    };
+    config
+        .disk_quota_bytes
+        .saturating_mul(WRITER_BACKLOG_QUOTAS)
+        .saturating_mul(factor)
+        .clamp(WRITER_BACKLOG_MIN_BYTES, WRITER_BACKLOG_MAX_BYTES.max(WRITER_BACKLOG_MIN_BYTES))
 }
 
 #[cfg(test)]
