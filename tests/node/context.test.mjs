@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { assertArgError, burst, openPipeline, readBatchFiles } from './lib/helpers.mjs';
+import { assertArgError, burst, CHILD_ENV, libraryPath, openPipeline, readBatchFiles, runNode, tmpDir } from './lib/helpers.mjs';
 
 const CONTEXT = {
   buildVersion: '2048',
@@ -113,4 +113,29 @@ test('sessionSampleRate 100 (the default) tracks every session; the rate is in e
   full.p.addAction('tap', 'a');
   full.p.flush();
   assert.equal(full.p.stats().sessionsUntracked, 0);
+});
+
+test('an applicationId that is not a UUID is accepted and logged once; a UUID is not logged', async (t) => {
+  const dir = tmpDir(t);
+  // A child with logging on: it opens a pipeline with each id, twice, and records an action.
+  // The library is loaded directly: the shared loader turns logging off.
+  const script = `
+    const m = { exports: {} };
+    process.dlopen(m, ${JSON.stringify(libraryPath())});
+    const { RumPipeline } = m.exports;
+    for (const [i, id] of ['app-not-a-uuid', '4b2f7c1e-9d3a-4e8b-a1c2-3d4e5f6a7b8c'].entries()) {
+      const p = new RumPipeline({ storageDir: ${JSON.stringify(dir)} + '/' + i, applicationId: id });
+      p.addAction('tap', 'a');
+      const q = new RumPipeline({ storageDir: ${JSON.stringify(dir)} + '/' + i, applicationId: id });
+      q.addAction('tap', 'b');
+      p.stop();
+      q.stop();
+    }`;
+  const env = { ...CHILD_ENV() };
+  delete env.RUM_NATIVE_QUIET;
+  const r = await runNode(['--input-type=module', '-e', script], { env });
+  assert.equal(r.code, 0, r.stderr);
+  const warnings = r.stderr.split('\n').filter((l) => /is not a UUID/.test(l));
+  assert.equal(warnings.length, 1, `one warning, for the one pipeline opened with a non-UUID id: ${r.stderr}`);
+  assert.match(warnings[0], /app-not-a-uuid/);
 });
