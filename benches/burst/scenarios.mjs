@@ -15,10 +15,12 @@ export const UPLOADER = { periodMs: 2_000, maxBatchesPerCycle: 20, backoffFactor
 export const BASELINE_LIMITS = { batchMaxBytes: 512 * 1024, diskQuotaBytes: 4 * 1024 * 1024 };
 
 /**
- * Scale scenarios measure the pipeline, not the quota: 100,000 actions are ~100 MB of NDJSON, far past
- * 4 MiB, so both variants get this much room and "lost" means "not written", not "evicted".
+ * Scale scenarios run under the default storage limits (4 MiB quota, 200 files): 100,000 actions are
+ * about 100 MB of NDJSON, and what each variant keeps of them with no uploader running, then hands
+ * to the uploader once it runs, is what they measure ("actions lost": evicted or dropped). Only the
+ * flush gets longer to wait, since the writer may still be working through the burst.
  */
-export const SCALE_STORAGE = { diskQuotaBytes: 1024 * 1024 * 1024, maxBatchFiles: 100_000, flushTimeoutMs: 60_000 };
+export const SCALE_STORAGE = { flushTimeoutMs: 60_000 };
 
 /** Length of JSON.stringify(attributes) for every action (the seed measured ~350-character attributes). */
 export const ATTRIBUTE_CHARS = 350;
@@ -78,14 +80,14 @@ export const SCENARIOS = [
     name: 'loop-37000', kind: 'scale', actions: 37_000, variants: VARIANTS, timeoutMs: 300_000,
     metrics: [{ ...stall, label: '37,000 actions in one loop, longest main-thread stall' },
       { key: 'peak_rss_mb', unit: 'MB', better: 'lower', label: '37,000 actions in one loop, peak RSS' },
-      { key: 'actions_lost', unit: '', better: 'lower', label: '37,000 actions in one loop, actions lost', floor: false },
+      { key: 'actions_lost', unit: '', better: 'lower', label: '37,000 actions in one loop, actions lost under the 4 MiB quota', floor: false },
       written('37,000 actions in one loop')],
   },
   {
     name: 'loop-100000', kind: 'scale', actions: 100_000, variants: VARIANTS, timeoutMs: 300_000,
     metrics: [{ ...stall, label: '100,000 actions in one loop, longest main-thread stall' },
       { key: 'peak_rss_mb', unit: 'MB', better: 'lower', label: '100,000 actions in one loop, peak RSS' },
-      { key: 'actions_lost', unit: '', better: 'lower', label: '100,000 actions in one loop, actions lost', floor: false },
+      { key: 'actions_lost', unit: '', better: 'lower', label: '100,000 actions in one loop, actions lost under the 4 MiB quota', floor: false },
       written('100,000 actions in one loop')],
   },
 ];
