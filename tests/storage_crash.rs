@@ -44,6 +44,18 @@ fn config(dir: &Path) -> Config {
     }
 }
 
+/// A child's storage whose every write is made in two halves with `pause` between, saying
+/// `MIDWRITE` in the middle, so the parent can kill inside a write.
+fn open_splitting(dir: &Path, pause: Duration) -> Storage {
+    let mut fs = FaultFs::new();
+    fs.split_writes(pause);
+    fs.mid_write = Some(std::sync::Arc::new(|| {
+        say("MIDWRITE");
+    }));
+    let options = StorageOptions { fs: std::sync::Arc::new(fs), ..StorageOptions::default() };
+    Storage::open(&config(dir), options).unwrap()
+}
+
 /// Runs only as the child; as a plain test it returns at once.
 #[test]
 fn crash_child() {
@@ -51,13 +63,7 @@ fn crash_child() {
     let start: u64 = std::env::var(CHILD_START).unwrap().parse().unwrap();
     // Every write is made in two halves with a pause between, as a write the kernel cuts short:
     // a kill then often lands inside a line, and the reopen must cut it.
-    let mut fs = FaultFs::new();
-    fs.split_writes(Duration::from_millis(5));
-    fs.mid_write = Some(std::sync::Arc::new(|| {
-        say("MIDWRITE");
-    }));
-    let options = StorageOptions { fs: std::sync::Arc::new(fs), ..StorageOptions::default() };
-    let storage = Storage::open(&config(Path::new(&dir)), options).unwrap();
+    let storage = open_splitting(Path::new(&dir), Duration::from_millis(5));
     let sink = storage.sink();
     let deadline = Instant::now() + Duration::from_secs(30); // never outlive a failed parent
     for seq in start.. {
@@ -160,13 +166,7 @@ const SEAL_EVERY: u64 = 6;
 fn seal_child() {
     let Some(dir) = std::env::var_os("RUM_STORAGE_SEAL_CHILD_DIR") else { return };
     let start: u64 = std::env::var(CHILD_START).unwrap().parse().unwrap();
-    let mut fs = FaultFs::new();
-    fs.split_writes(Duration::from_millis(2));
-    fs.mid_write = Some(std::sync::Arc::new(|| {
-        say("MIDWRITE");
-    }));
-    let options = StorageOptions { fs: std::sync::Arc::new(fs), ..StorageOptions::default() };
-    let storage = Storage::open(&config(Path::new(&dir)), options).unwrap();
+    let storage = open_splitting(Path::new(&dir), Duration::from_millis(2));
     let sink = storage.sink();
     let deadline = Instant::now() + Duration::from_secs(30);
     for seq in start.. {
