@@ -33,7 +33,7 @@ fn batch() -> Vec<u8> {
 fn main() {
     let plain = batch();
     println!("one batch: {} bytes of NDJSON", plain.len());
-    for level in [1u32, 3, 6, 9] {
+    for level in [1u32, 2, 3, 6, 9] {
         let mut times = Vec::new();
         let mut size = 0;
         for _ in 0..9 {

@@ -22,6 +22,13 @@ export const BASELINE_LIMITS = { batchMaxBytes: 512 * 1024, diskQuotaBytes: 4 * 
  */
 export const SCALE_STORAGE = { flushTimeoutMs: 60_000 };
 
+/**
+ * The 100,000-action loop measures what the pipeline itself loses, not the quota: its ~92 MB of
+ * documents are past what 4 MiB keeps even compressed (gzip level 1 keeps ~90 MB), so every
+ * variant gets 1 GiB and "lost" means "not written".
+ */
+export const BIG_STORAGE = { diskQuotaBytes: 1024 * 1024 * 1024, maxBatchFiles: 100_000, flushTimeoutMs: 60_000 };
+
 /** Length of JSON.stringify(attributes) for every action (the seed measured ~350-character attributes). */
 export const ATTRIBUTE_CHARS = 350;
 
@@ -84,10 +91,10 @@ export const SCENARIOS = [
       written('37,000 actions in one loop')],
   },
   {
-    name: 'loop-100000', kind: 'scale', actions: 100_000, variants: VARIANTS, timeoutMs: 300_000,
+    name: 'loop-100000', kind: 'scale', actions: 100_000, variants: VARIANTS, timeoutMs: 300_000, storage: BIG_STORAGE,
     metrics: [{ ...stall, label: '100,000 actions in one loop, longest main-thread stall' },
       { key: 'peak_rss_mb', unit: 'MB', better: 'lower', label: '100,000 actions in one loop, peak RSS' },
-      { key: 'actions_lost', unit: '', better: 'lower', label: '100,000 actions in one loop, actions lost under the 4 MiB quota', floor: false },
+      { key: 'actions_lost', unit: '', better: 'lower', label: '100,000 actions in one loop, actions lost (1 GiB quota)', floor: false },
       written('100,000 actions in one loop')],
   },
 ];
