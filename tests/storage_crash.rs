@@ -18,7 +18,7 @@ mod storage_support;
 use std::collections::{BTreeMap, HashSet};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rum_native::core::config::Config;
@@ -42,6 +42,22 @@ fn config(dir: &Path) -> Config {
         max_batch_files: 100_000,
         ..Config::default()
     }
+}
+
+/// This test binary run as the child `test` (which writes under `dir`, its sequence from
+/// `start`), and a reader of what it prints.
+fn spawn_child(test: &str, dir_var: &str, dir: &Path, start: u64) -> (Child, BufReader<ChildStdout>) {
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([test, "--exact", "--nocapture"])
+        .env(dir_var, dir)
+        .env(CHILD_START, start.to_string())
+        .env("RUM_NATIVE_QUIET", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let reader = BufReader::new(child.stdout.take().unwrap());
+    (child, reader)
 }
 
 /// A child's storage whose every write is made in two halves with `pause` between, saying
@@ -100,16 +116,7 @@ fn a_killed_writer_loses_nothing_flushed_and_leaves_no_torn_line() {
         }
         rounds += 1;
         let start = round * 1_000_000;
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args(["crash_child", "--exact", "--nocapture"])
-            .env(CHILD_DIR, dir.path())
-            .env(CHILD_START, start.to_string())
-            .env("RUM_NATIVE_QUIET", "1")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut reader = BufReader::new(child.stdout.take().unwrap());
+        let (mut child, mut reader) = spawn_child("crash_child", CHILD_DIR, dir.path(), start);
         let kill_after = 2 + (round * 7) % 17; // a different moment each round
         let (mut markers, mut last_flushed) = (0, None);
         let mut line = String::new();
@@ -200,16 +207,7 @@ fn a_writer_killed_while_sealing_loses_nothing_flushed_and_duplicates_nothing() 
     let (mut temps, mut twins) = (0, 0);
     for round in 0..10u64 {
         let start = round * 1_000_000;
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args(["seal_child", "--exact", "--nocapture"])
-            .env("RUM_STORAGE_SEAL_CHILD_DIR", dir.path())
-            .env(CHILD_START, start.to_string())
-            .env("RUM_NATIVE_QUIET", "1")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut reader = BufReader::new(child.stdout.take().unwrap());
+        let (mut child, mut reader) = spawn_child("seal_child", "RUM_STORAGE_SEAL_CHILD_DIR", dir.path(), start);
         let kill_after = 3 + (round * 5) % 11;
         let (mut markers, mut last_flushed, mut mid) = (0, None, 0);
         let mut line = String::new();

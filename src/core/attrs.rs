@@ -29,9 +29,9 @@ pub struct Attrs {
 }
 
 impl Attrs {
-    /// The text of an object the caller wrote: compact, keys unique (the binding's encoder).
-    #[cfg_attr(not(feature = "napi"), allow(dead_code))]
-    pub(crate) fn from_json_object(json: String) -> Self {
+    /// The text of an object its writer guarantees is compact JSON with unique keys (the
+    /// binding's encoder writes it so as it copies a call's arguments).
+    pub fn from_json_object(json: String) -> Self {
         debug_assert!(json.starts_with('{') && json.ends_with('}'), "not an object: {json}");
         if json == "{}" {
             return Self::default();
@@ -75,9 +75,9 @@ impl Attrs {
     }
 
     /// `over`'s attributes merged over these (`over` wins), as a stop's over a start's.
-    pub fn merged(&self, over: Attrs) -> Attrs {
+    pub fn merged(self, over: Attrs) -> Attrs {
         if over.is_empty() {
-            return self.clone();
+            return self;
         }
         if self.is_empty() {
             return over;

@@ -5,7 +5,6 @@
 //! carries them. Every value a schema enumerates is one of its enums here, so a document cannot
 //! carry a value the intake refuses.
 
-use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
 use super::js_enum::js_enum;
@@ -31,31 +30,19 @@ js_enum!(
     }
 );
 
-/// `device`: every field optional, as in the format.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// `device`: every field optional, as in the format; absent ones are left out.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Device {
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub kind: Option<DeviceType>,
-    pub brand: Option<String>,
-    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub brand: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub architecture: Option<String>,
-}
-
-impl Serialize for Device {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(None)?;
-        if let Some(kind) = self.kind {
-            m.serialize_entry("type", &kind)?;
-        }
-        for (key, value) in
-            [("name", &self.name), ("model", &self.model), ("brand", &self.brand), ("architecture", &self.architecture)]
-        {
-            if let Some(v) = value {
-                m.serialize_entry(key, v)?;
-            }
-        }
-        m.end()
-    }
 }
 
 /// `os`: the format requires all three fields.
@@ -67,47 +54,25 @@ pub struct Os {
 }
 
 /// `display.viewport`, in pixels.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Viewport {
     pub width: f64,
     pub height: f64,
 }
 
-impl Serialize for Viewport {
-    /// `{ "viewport": { "width", "height" } }`: the whole `display` object.
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        struct Size<'a>(&'a Viewport);
-        impl Serialize for Size<'_> {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let mut m = s.serialize_map(Some(2))?;
-                m.serialize_entry("width", &self.0.width)?;
-                m.serialize_entry("height", &self.0.height)?;
-                m.end()
-            }
-        }
-        let mut m = s.serialize_map(Some(1))?;
-        m.serialize_entry("viewport", &Size(self))?;
-        m.end()
-    }
+/// `display`: the viewport is all the format's `display` holds that the pipeline knows.
+#[derive(Serialize)]
+pub struct Display<'a> {
+    pub viewport: &'a Viewport,
 }
 
 /// `connectivity`: it changes while the app runs (`setConnectivity`), so each document carries
 /// the connectivity in force at its call.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Connectivity {
     pub status: ConnectivityStatus,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub interfaces: Vec<NetworkInterface>,
-}
-
-impl Serialize for Connectivity {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry("status", &self.status)?;
-        if !self.interfaces.is_empty() {
-            m.serialize_entry("interfaces", &self.interfaces)?;
-        }
-        m.end()
-    }
 }
 
 /// The device and app facts fixed for a pipeline's life.

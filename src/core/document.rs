@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::attrs::{Attrs, Merged};
 use super::config::Config;
-use super::context::{AppContext, Connectivity};
+use super::context::{AppContext, Connectivity, Display};
 use super::event::{ActionType, Attributes, ErrorSource, HttpMethod, ResourceKind, UserInfo};
 
 /// `_dd.format_version` of the RUM event format.
@@ -302,7 +302,7 @@ fn common_entries<M: SerializeMap>(
         m.serialize_entry("os", os)?;
     }
     if let Some(viewport) = &id.context.viewport {
-        m.serialize_entry("display", viewport)?;
+        m.serialize_entry("display", &Display { viewport })?;
     }
     if let Some(connectivity) = &c.connectivity {
         m.serialize_entry("connectivity", connectivity.as_ref())?;

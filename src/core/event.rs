@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::attrs::Attrs;
 use super::context::{Connectivity, ConnectivityStatus, DeviceType, NetworkInterface};
-use super::js_enum::js_enum;
+use super::js_enum::{js_enum, ts_union};
 
 /// Attributes held as values: the global ones, a user's `extra`. A call's own attributes are
 /// captured as JSON text ([`Attrs`]).
@@ -165,31 +165,18 @@ js_enum!(
 /// doc: what `scripts/gen-dts.sh` writes at the top of `index.d.ts`, so the JS side never copies
 /// a list.
 pub fn ts_unions() -> String {
-    let sets: [(&str, &str, &[&str]); 9] = [
-        (ActionType::TS_NAME, "RUM action types.", ActionType::ALL),
-        (ErrorSource::TS_NAME, "RUM error sources.", ErrorSource::ALL),
-        (ResourceKind::TS_NAME, "RUM resource types.", ResourceKind::ALL),
-        (
-            HttpMethod::TS_NAME,
-            "HTTP methods of resources (accepted in any case, written in upper case).",
-            HttpMethod::ALL,
-        ),
-        (TrackingConsent::TS_NAME, "Tracking consent.", TrackingConsent::ALL),
-        (DeviceType::TS_NAME, "`device.type` of the RUM event format.", DeviceType::ALL),
-        (ConnectivityStatus::TS_NAME, "`connectivity.status` of the RUM event format.", ConnectivityStatus::ALL),
-        (NetworkInterface::TS_NAME, "`connectivity.interfaces` of the RUM event format.", NetworkInterface::ALL),
-        (
-            BatchEncoding::TS_NAME,
-            "How sealed batches are stored and handed out (`NextBatch.encoding`).",
-            BatchEncoding::ALL,
-        ),
-    ];
-    sets.iter()
-        .map(|(name, doc, all)| {
-            let union: Vec<String> = all.iter().map(|v| format!("'{v}'")).collect();
-            format!("/** {doc} */\nexport type {name} = {}\n", union.join(" | "))
-        })
-        .collect()
+    [
+        ts_union::<ActionType>("RUM action types."),
+        ts_union::<ErrorSource>("RUM error sources."),
+        ts_union::<ResourceKind>("RUM resource types."),
+        ts_union::<HttpMethod>("HTTP methods of resources (accepted in any case, written in upper case)."),
+        ts_union::<TrackingConsent>("Tracking consent."),
+        ts_union::<DeviceType>("`device.type` of the RUM event format."),
+        ts_union::<ConnectivityStatus>("`connectivity.status` of the RUM event format."),
+        ts_union::<NetworkInterface>("`connectivity.interfaces` of the RUM event format."),
+        ts_union::<BatchEncoding>("How sealed batches are stored and handed out (`NextBatch.encoding`)."),
+    ]
+    .concat()
 }
 
 #[cfg(test)]

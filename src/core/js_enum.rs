@@ -13,8 +13,6 @@ macro_rules! js_enum {
 
         impl $name {
             pub const ALL: &'static [&'static str] = &[$($text),+];
-            /// The JS type's name in `index.d.ts`.
-            pub const TS_NAME: &'static str = stringify!($name);
 
             pub fn parse(s: &str) -> Option<Self> {
                 match s { $($text => Some(Self::$variant),)+ _ => None }
@@ -23,6 +21,11 @@ macro_rules! js_enum {
             pub fn as_str(self) -> &'static str {
                 match self { $(Self::$variant => $text),+ }
             }
+        }
+
+        impl $crate::core::js_enum::JsEnum for $name {
+            const TS_NAME: &'static str = stringify!($name);
+            const ALL: &'static [&'static str] = &[$($text),+];
         }
 
         impl serde::Serialize for $name {
@@ -34,3 +37,17 @@ macro_rules! js_enum {
 }
 
 pub(crate) use js_enum;
+
+/// What `index.d.ts`'s union type of a closed set is made from.
+pub trait JsEnum {
+    /// The type's name in `index.d.ts`.
+    const TS_NAME: &'static str;
+    /// Its values, in order.
+    const ALL: &'static [&'static str];
+}
+
+/// `/** doc */ export type Name = 'a' | 'b' | ...` for one set.
+pub fn ts_union<T: JsEnum>(doc: &str) -> String {
+    let values: Vec<String> = T::ALL.iter().map(|v| format!("'{v}'")).collect();
+    format!("/** {doc} */\nexport type {} = {}\n", T::TS_NAME, values.join(" | "))
+}

@@ -592,7 +592,7 @@ impl Scopes {
         if let Some(v) = self.views.get_mut(i) {
             v.end_mono_ns = v.end_mono_ns.max(at.mono_ns);
             v.active = false;
-            v.attrs = v.attrs.merged(attrs);
+            v.attrs = std::mem::take(&mut v.attrs).merged(attrs);
         }
         self.touch(i, at);
         self.enforce_stopped_cap();
