@@ -84,8 +84,9 @@ function profile(variant, n) {
   // Only the native callback of the measured method is collected: the JS loop around it and the
   // engine's call into native code are the same for every variant, and later processing (slices,
   // the final drain) is not the caller's capture cost.
-  const collect = { floor: 'copy_args_floor_c_callback', addActions: 'add_actions_c_callback' }[variant] ?? 'add_action_c_callback';
-  const r = spawnSync('valgrind', ['--tool=callgrind', '--separate-threads=yes', `--toggle-collect=*${collect}*`, `--callgrind-out-file=${out}`, process.execPath, SELF, '--child', variant, String(n)], {
+  // The methods' callbacks are the receiver-checked ones of src/napi/receiver.rs (`on_prototype::<method>`).
+  const collect = { floor: '*copy_args_floor_c_callback*', addActions: '*on_prototype::add_actions' }[variant] ?? '*on_prototype::add_action';
+  const r = spawnSync('valgrind', ['--tool=callgrind', '--separate-threads=yes', `--toggle-collect=${collect}`, `--callgrind-out-file=${out}`, process.execPath, SELF, '--child', variant, String(n)], {
     env: { ...process.env, RUM_NATIVE_LIB: libraryPath(), RUM_NATIVE_QUIET: '1' },
     encoding: 'utf8',
   });

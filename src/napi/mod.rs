@@ -1,6 +1,7 @@
 //! The binding: the only code that imports napi-ohos. It checks and copies arguments into core
 //! values, implements the core's seams for a JS thread (clock, `setTimeout` scheduler, JS event
-//! mapper), and exposes one class, `RumPipeline`, exactly as DESIGN.md's interface says.
+//! mapper), and exposes one class, `RumPipeline`, exactly as DESIGN.md's interface says; its methods check their
+//! receiver themselves (`receiver`).
 
 mod attributes;
 mod convert;
@@ -11,6 +12,7 @@ mod lifecycle;
 mod node_host;
 mod options;
 mod pipeline;
+mod receiver;
 mod stats;
 
 use napi_ohos::bindgen_prelude::*;

@@ -20,6 +20,7 @@ use super::convert::{ArgError, ArgResult, Field, Reader, Sub};
 use super::host::{HostClock, HostDispatcher, HostScheduler, JsMapper, TimerTarget};
 use super::lifecycle::{is_fresh_receiver, Teardown};
 use super::options::{read_connectivity, PipelineOptions};
+use super::receiver;
 use super::stats::{PipelineStats, Sources};
 use super::throw;
 use crate::core::attrs::Attrs;
@@ -50,6 +51,7 @@ pub struct RumPipeline {
 impl Drop for RumPipeline {
     /// Runs in a GC finalizer: no JS may be called. Events still queued are processed now.
     fn drop(&mut self) {
+        receiver::forget(self);
         self.teardown.collected(&self.dispatcher);
     }
 }
@@ -64,7 +66,8 @@ impl RumPipeline {
     #[napi(constructor, catch_unwind, ts_args_type = "options: PipelineOptions")]
     pub fn new(env: Env, this: This, options: Unknown) -> Result<Self> {
         let r = Reader::new(env.raw(), "RumPipeline");
-        if !is_fresh_receiver(&env, this.object.raw()) {
+        // Tagged before anything can fail: the methods accept only receivers with this tag.
+        if !is_fresh_receiver(&env, this.object.raw()) || !receiver::tag(&env, this.object.raw()) {
             return Err(throw(&env, ArgError::Type("RumPipeline: must be called with new".into())));
         }
         let options = checked(&env, || PipelineOptions::read(&r, options.raw()))?;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { loadNative, pipelineOptions, tmpDir } from './lib/helpers.mjs';
+import { libraryPath, loadNative, openPipeline, pipelineOptions, tmpDir } from './lib/helpers.mjs';
 
 const mode = (p) => fs.statSync(p).mode & 0o777;
 
@@ -48,5 +48,83 @@ test('every directory the pipeline creates is 0700 whatever the umask', (t) => {
   t.after(() => p.stop());
   for (const d of [path.join(dir, 'a'), storageDir, path.join(storageDir, 'rum')]) {
     assert.equal(mode(d).toString(8), '700', d);
+  }
+});
+
+// A method called on the wrong receiver: the library's own TypeError naming the method, not the
+// engine's `Illegal invocation` (src/napi/receiver.rs replaces the prototype's methods).
+
+/** The methods of RumPipeline.prototype, as JS sees them: every own function but the constructor. */
+function prototypeMethods(RumPipeline) {
+  const proto = RumPipeline.prototype;
+  return Object.getOwnPropertyNames(proto).filter((k) => k !== 'constructor' && typeof proto[k] === 'function');
+}
+
+/**
+ * A pipeline of another addon: a copy of the library loaded from another path is another module
+ * (its own napi_env, its own class), whose objects Node-API wraps with the same per-isolate key.
+ */
+function foreignPipeline(t) {
+  const copy = path.join(tmpDir(t), 'librum_native.so');
+  fs.copyFileSync(libraryPath(), copy);
+  const { RumPipeline: Other } = loadNative(copy);
+  const p = new Other(pipelineOptions(tmpDir(t)));
+  t.after(() => p.stop());
+  return p;
+}
+
+test('every method called on a wrong receiver throws a TypeError naming RumPipeline.<method>', (t) => {
+  const { RumPipeline } = loadNative();
+  const methods = prototypeMethods(RumPipeline);
+  assert.ok(methods.length >= 23, `only ${methods.length} methods: ${methods}`);
+  const receivers = {
+    '{}': {},
+    undefined: undefined,
+    null: null,
+    42: 42,
+    "'text'": 'text',
+    'Object.create(RumPipeline.prototype)': Object.create(RumPipeline.prototype),
+    'RumPipeline.prototype': RumPipeline.prototype,
+    'a pipeline of another addon': foreignPipeline(t),
+  };
+  for (const m of methods) {
+    const f = RumPipeline.prototype[m];
+    for (const [label, receiver] of Object.entries(receivers)) {
+      assert.throws(
+        () => f.call(receiver, 'tap', 'x', {}),
+        (e) => e instanceof TypeError && e.message === `RumPipeline.${m}: called on an object that is not a RumPipeline`,
+        `${m} called on ${label}`,
+      );
+    }
+  }
+});
+
+test('a wrong receiver changes nothing, and the methods still work on pipelines and subclasses', (t) => {
+  const { p, RumPipeline } = openPipeline(t);
+  p.startView('v', 'V');
+  const before = p.stats();
+  assert.throws(() => RumPipeline.prototype.addAction.call({}, 'tap', 'x'), TypeError);
+  assert.throws(() => RumPipeline.prototype.stopView.call(Object.create(p), 'v'), TypeError);
+  assert.deepEqual(p.stats(), before);
+  const calls = (st) => st.callsInline + st.callsQueued;
+  RumPipeline.prototype.addAction.call(p, 'tap', 'x');
+  assert.equal(calls(p.stats()), calls(before) + 1);
+
+  class Sub extends RumPipeline {}
+  const dir = tmpDir(t);
+  const s = new Sub(pipelineOptions(dir));
+  t.after(() => s.stop());
+  s.addAction('tap', 'from a subclass');
+  assert.equal(typeof s.sessionId(), 'string');
+});
+
+test('the methods keep their property attributes and are named as the methods', () => {
+  const { RumPipeline } = loadNative();
+  for (const m of prototypeMethods(RumPipeline)) {
+    const d = Object.getOwnPropertyDescriptor(RumPipeline.prototype, m);
+    assert.deepEqual([d.writable, d.enumerable, d.configurable], [true, true, true], m);
+    assert.equal(typeof d.value, 'function', m);
+    assert.equal(d.value.name, m);
+    assert.equal(d.value.length, 0, m);
   }
 });
