@@ -1,15 +1,17 @@
 //! What an independent attempt to break the storage found (issue 13): links where the storage
-//! expects its own directory, directory modes, paths with `..`, a dangling link as storageDir.
+//! expects its own directory, directory modes, paths with `..`, a dangling link as storageDir, a
+//! directory of another user.
 
 mod storage_support;
 
 use std::fs;
-use std::os::unix::fs::{symlink, PermissionsExt};
+use std::os::unix::fs::{symlink, MetadataExt, PermissionsExt};
 use std::path::Path;
+use std::sync::Arc;
 
 use rum_native::core::config::Config;
 use rum_native::core::registry::{self, AttachError};
-use rum_native::core::storage::{Storage, RUM_DIR};
+use rum_native::core::storage::{RealFs, Storage, StorageOptions, RUM_DIR};
 use storage_support::*;
 
 fn mode(path: &Path) -> u32 {
@@ -43,6 +45,27 @@ fn a_rum_directory_that_is_a_link_is_refused_and_its_target_left_alone() {
     // Through the registry (the constructor's path), the message names the problem as well.
     let err = attach_error(config_for(dir.path()));
     assert!(err.contains("symbolic link"), "{err}");
+}
+
+#[test]
+fn a_rum_directory_of_another_user_is_refused_and_left_alone() {
+    let (dir, clock) = setup();
+    let root = dir.path().join(RUM_DIR);
+    fs::create_dir(&root).unwrap();
+    let stale = format!("batch-{T0}-0.ndjson");
+    fs::write(root.join(&stale), lines_of(0..2)).unwrap();
+    let owner = fs::metadata(&root).unwrap().uid();
+    // The file system seam expects another user than the directory's owner (whoever runs the
+    // tests), as a directory of another user looks to the real one.
+    let other = owner.wrapping_add(1);
+    let options = StorageOptions { fs: Arc::new(RealFs::owned_by(other)), ..options(&clock) };
+
+    let err = Storage::open(&small_config(dir.path()), options).unwrap_err().to_string();
+    assert!(err.contains(&root.display().to_string()), "{err}");
+    assert!(err.contains(&format!("owned by uid {owner}")) && err.contains(&format!("(uid {other})")), "{err}");
+    let names: Vec<_> = fs::read_dir(&root).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, [stale.as_str()], "nothing written, renamed or removed there");
+    assert_eq!(fs::read(root.join(&stale)).unwrap(), lines_of(0..2));
 }
 
 #[test]

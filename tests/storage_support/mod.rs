@@ -74,7 +74,7 @@ impl FakeClock {
 }
 
 pub fn options(clock: &FakeClock) -> StorageOptions {
-    StorageOptions { clock: clock.wall(), fs: Arc::new(RealFs), backlog_max: None }
+    StorageOptions { clock: clock.wall(), fs: Arc::new(RealFs::new()), backlog_max: None }
 }
 
 pub fn open(config: &Config, clock: &FakeClock) -> Storage {
@@ -450,40 +450,40 @@ impl AppendFile for FaultFile {
 
 impl Fs for FaultFs {
     fn create_dir_all(&self, path: &Path) -> io::Result<()> {
-        self.run(Op::CreateDir, path, || RealFs.create_dir_all(path))
+        self.run(Op::CreateDir, path, || RealFs::new().create_dir_all(path))
     }
 
     fn create_new(&self, path: &Path) -> io::Result<Box<dyn AppendFile>> {
-        let inner = self.run(Op::Create, path, || RealFs.create_new(path))?;
+        let inner = self.run(Op::Create, path, || RealFs::new().create_new(path))?;
         Ok(Box::new(FaultFile { fs: self.clone(), path: path.to_path_buf(), inner }))
     }
 
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
-        self.run(Op::Read, path, || RealFs.read(path))
+        self.run(Op::Read, path, || RealFs::new().read(path))
     }
 
     fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>> {
-        self.run(Op::ReadDir, path, || RealFs.read_dir(path))
+        self.run(Op::ReadDir, path, || RealFs::new().read_dir(path))
     }
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
-        self.run(Op::Rename, from, || RealFs.rename(from, to))
+        self.run(Op::Rename, from, || RealFs::new().rename(from, to))
     }
 
     fn remove_file(&self, path: &Path) -> io::Result<()> {
-        self.run(Op::Remove, path, || RealFs.remove_file(path))
+        self.run(Op::Remove, path, || RealFs::new().remove_file(path))
     }
 
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
-        self.run(Op::Truncate, path, || RealFs.truncate(path, len))
+        self.run(Op::Truncate, path, || RealFs::new().truncate(path, len))
     }
 
     fn exists(&self, path: &Path) -> bool {
-        RealFs.exists(path)
+        RealFs::new().exists(path)
     }
 
     fn sync_dir(&self, path: &Path) -> io::Result<()> {
-        self.run(Op::SyncDir, path, || RealFs.sync_dir(path))
+        self.run(Op::SyncDir, path, || RealFs::new().sync_dir(path))
     }
 }
 

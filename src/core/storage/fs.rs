@@ -4,7 +4,7 @@
 
 use std::fs::{self, DirBuilder, File, OpenOptions, Permissions};
 use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
 
 /// Batch and buffer files are readable by the app only.
@@ -32,7 +32,7 @@ pub trait AppendFile: Send {
 /// The file operations of the storage. Paths are absolute or relative to the process directory.
 pub trait Fs: Send + Sync {
     /// Creates the directory and its parents, owner-only. The directory itself must be a real
-    /// directory, not a symbolic link to one.
+    /// directory, not a symbolic link to one, and belong to the process's user.
     fn create_dir_all(&self, path: &Path) -> io::Result<()>;
     /// Creates a new file (failing if it exists), owner-only, opened for appending.
     fn create_new(&self, path: &Path) -> io::Result<Box<dyn AppendFile>>;
@@ -50,14 +50,96 @@ pub trait Fs: Send + Sync {
     fn sync_dir(&self, path: &Path) -> io::Result<()>;
 }
 
-/// The real file system. It never goes through a symbolic link inside the storage: before every
-/// operation the directory of the path (`rum/` or `rum/pending/`) is checked to be a real
-/// directory (lstat), and a file read or truncated must be a regular file, not a link or a FIFO.
-/// std cannot open a directory and work relative to it (no `openat`) without `libc`, so the
-/// check is made by path, before each use: a link put in place in between is not caught, which
-/// needs the app's own user (the directory is 0700).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct RealFs;
+/// The real file system. It never goes through a symbolic link inside the storage, nor into a
+/// directory of another user: before every operation the directory of the path (`rum/` or
+/// `rum/pending/`) is checked to be a real directory (lstat) owned by [`RealFs::owner`] (the
+/// process's effective user), and a file read or truncated must be a regular file, not a link or
+/// a FIFO. The checks are made by path, before each use (the storage does not open the directory
+/// and work relative to it with `openat`): a link put in place between the check and the use is
+/// not caught, which needs the app's own user (the directory is 0700).
+#[derive(Clone, Copy, Debug)]
+pub struct RealFs {
+    /// The uid every directory the storage uses must belong to.
+    owner: u32,
+}
+
+impl RealFs {
+    /// Directories must belong to the process's effective user.
+    pub fn new() -> Self {
+        Self::owned_by(effective_uid())
+    }
+
+    /// Directories must belong to `uid` (tests expect another owner than the directory's).
+    pub fn owned_by(uid: u32) -> Self {
+        Self { owner: uid }
+    }
+
+    /// The uid the directories must belong to.
+    pub fn owner(&self) -> u32 {
+        self.owner
+    }
+
+    /// `path` is a directory itself, not a symbolic link to one (nor anything else), and belongs
+    /// to [`RealFs::owner`]: a directory of another user could be read or changed by that user.
+    fn real_dir(&self, path: &Path) -> io::Result<()> {
+        let meta = fs::symlink_metadata(path)?;
+        if meta.file_type().is_symlink() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} is a symbolic link; the storage does not follow links", path.display()),
+            ));
+        }
+        if !meta.is_dir() {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a directory", path.display())));
+        }
+        if meta.uid() != self.owner {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{} is owned by uid {}, not by this process's user (uid {}); the storage uses only its \
+                     own directories",
+                    path.display(),
+                    meta.uid(),
+                    self.owner
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The directory of `path` is a real directory of [`RealFs::owner`].
+    fn real_parent(&self, path: &Path) -> io::Result<()> {
+        match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => self.real_dir(dir),
+            _ => Ok(()),
+        }
+    }
+
+    /// `path` is a regular file (not a link, a FIFO or a directory) in a real directory.
+    fn regular_file(&self, path: &Path) -> io::Result<()> {
+        self.real_parent(path)?;
+        if !fs::symlink_metadata(path)?.is_file() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} is not a regular file", path.display()),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Default for RealFs {
+    /// [`RealFs::new`]: the process's effective user.
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The process's effective uid: the owner of the files and directories it creates.
+fn effective_uid() -> u32 {
+    // SAFETY: geteuid has no preconditions and always succeeds (POSIX).
+    unsafe { libc::geteuid() }
+}
 
 struct RealFile(File);
 
@@ -78,22 +160,22 @@ impl AppendFile for RealFile {
 impl Fs for RealFs {
     fn create_dir_all(&self, path: &Path) -> io::Result<()> {
         create_private_dir_all(path)?;
-        real_dir(path)
+        self.real_dir(path)
     }
 
     fn create_new(&self, path: &Path) -> io::Result<Box<dyn AppendFile>> {
-        real_parent(path)?;
+        self.real_parent(path)?;
         let file = OpenOptions::new().append(true).create_new(true).mode(FILE_MODE).open(path)?;
         Ok(Box::new(RealFile(file)))
     }
 
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
-        regular_file(path)?;
+        self.regular_file(path)?;
         fs::read(path)
     }
 
     fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>> {
-        real_dir(path)?;
+        self.real_dir(path)?;
         let mut out = Vec::new();
         for entry in fs::read_dir(path)? {
             let entry = entry?;
@@ -105,61 +187,29 @@ impl Fs for RealFs {
     }
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
-        real_parent(from)?;
-        real_parent(to)?;
+        self.real_parent(from)?;
+        self.real_parent(to)?;
         fs::rename(from, to)
     }
 
     fn remove_file(&self, path: &Path) -> io::Result<()> {
-        real_parent(path)?;
+        self.real_parent(path)?;
         fs::remove_file(path)
     }
 
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
-        regular_file(path)?;
+        self.regular_file(path)?;
         OpenOptions::new().write(true).open(path)?.set_len(len)
     }
 
     fn exists(&self, path: &Path) -> bool {
-        real_parent(path).is_ok() && fs::symlink_metadata(path).is_ok()
+        self.real_parent(path).is_ok() && fs::symlink_metadata(path).is_ok()
     }
 
     fn sync_dir(&self, path: &Path) -> io::Result<()> {
-        real_dir(path)?;
+        self.real_dir(path)?;
         File::open(path)?.sync_all()
     }
-}
-
-/// `path` is a directory itself, not a symbolic link to one (nor anything else).
-fn real_dir(path: &Path) -> io::Result<()> {
-    let meta = fs::symlink_metadata(path)?;
-    if meta.file_type().is_symlink() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("{} is a symbolic link; the storage does not follow links", path.display()),
-        ));
-    }
-    if !meta.is_dir() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a directory", path.display())));
-    }
-    Ok(())
-}
-
-/// The directory of `path` is a real directory.
-fn real_parent(path: &Path) -> io::Result<()> {
-    match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => real_dir(dir),
-        _ => Ok(()),
-    }
-}
-
-/// `path` is a regular file (not a link, a FIFO or a directory) in a real directory.
-fn regular_file(path: &Path) -> io::Result<()> {
-    real_parent(path)?;
-    if !fs::symlink_metadata(path)?.is_file() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a regular file", path.display())));
-    }
-    Ok(())
 }
 
 /// `path` with `.` dropped and each `..` taking away the component before it, without asking the

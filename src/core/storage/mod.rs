@@ -98,7 +98,7 @@ pub struct StorageOptions {
 
 impl Default for StorageOptions {
     fn default() -> Self {
-        Self { clock: system_clock(), fs: Arc::new(RealFs), backlog_max: None }
+        Self { clock: system_clock(), fs: Arc::new(RealFs::new()), backlog_max: None }
     }
 }
 
