@@ -52,8 +52,8 @@ pub trait Fs: Send + Sync {
 
 /// The real file system. It never goes through a symbolic link inside the storage, nor into a
 /// directory of another user: before every operation the directory of the path (`rum/` or
-/// `rum/pending/`) is checked to be a real directory (lstat) owned by [`RealFs::owner`] (the
-/// process's effective user), and a file read or truncated must be a regular file, not a link or
+/// `rum/pending/`) is checked to be a real directory (lstat) owned by the process's effective
+/// user (or the one [`RealFs::owned_by`] names), and a file read or truncated must be a regular file, not a link or
 /// a FIFO. The checks are made by path, before each use (the storage does not open the directory
 /// and work relative to it with `openat`): a link put in place between the check and the use is
 /// not caught, which needs the app's own user (the directory is 0700).
@@ -74,13 +74,8 @@ impl RealFs {
         Self { owner: uid }
     }
 
-    /// The uid the directories must belong to.
-    pub fn owner(&self) -> u32 {
-        self.owner
-    }
-
     /// `path` is a directory itself, not a symbolic link to one (nor anything else), and belongs
-    /// to [`RealFs::owner`]: a directory of another user could be read or changed by that user.
+    /// to `self.owner`: a directory of another user could be read or changed by that user.
     fn real_dir(&self, path: &Path) -> io::Result<()> {
         let meta = fs::symlink_metadata(path)?;
         if meta.file_type().is_symlink() {
@@ -107,7 +102,7 @@ impl RealFs {
         Ok(())
     }
 
-    /// The directory of `path` is a real directory of [`RealFs::owner`].
+    /// The directory of `path` is a real directory of `self.owner`.
     fn real_parent(&self, path: &Path) -> io::Result<()> {
         match path.parent() {
             Some(dir) if !dir.as_os_str().is_empty() => self.real_dir(dir),
