@@ -262,3 +262,21 @@ fn a_batch_charges_its_argument_copy_once() {
     assert_eq!((h.counters.calls_inline.get(), h.counters.calls_queued.get()), (2, 0));
     assert_eq!(h.counters.longest_inline_turn_us.get(), 3_000);
 }
+
+#[test]
+fn the_sink_is_told_when_a_processing_turn_begins_and_ends() {
+    let mut h = harness(4, 100, 100_000);
+    h.d.call(start_view("home"), no_attrs()); // processed (one view document), then charged
+    call_actions(&mut h.d, "a", 0..3);
+    // One `busy` per turn, after its first processing, none for later calls.
+    assert_eq!(*h.sink.busy_marks.lock().expect("marks"), vec![(true, 1)]);
+    assert_eq!(h.d.scheduler().pop(), Some(Timer::TurnEnd));
+    h.d.on_timer(Timer::TurnEnd);
+    let written = h.sink.records().len();
+    assert_eq!(*h.sink.busy_marks.lock().expect("marks"), vec![(true, 1), (false, written)]);
+
+    // A turn whose end the engine cannot schedule is never reported busy: nothing would end it.
+    h.d.scheduler().refuse_next(1);
+    h.d.call(action("b"), no_attrs());
+    assert_eq!(h.sink.busy_marks.lock().expect("marks").len(), 2);
+}

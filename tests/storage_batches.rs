@@ -3,9 +3,11 @@
 mod storage_support;
 
 use std::os::unix::fs::PermissionsExt;
+use std::time::Duration;
 
+use rum_native::core::config::{TrackingConsent, WRITER_HOLD_MAX_BYTES};
 use rum_native::core::seam::{DocumentSink, SinkError};
-use rum_native::core::storage::{FlushOutcome, Storage, StorageError};
+use rum_native::core::storage::{FlushOutcome, Storage, StorageError, StorageOptions};
 use storage_support::*;
 
 #[test]
@@ -384,4 +386,82 @@ fn only_the_writer_thread_creates_and_writes_files() {
     for (op, path, thread) in writes {
         assert_eq!(thread, "rum-writer", "{op:?} {} ran on the caller's thread", path.display());
     }
+}
+
+/// Lets a drain the writer began before the turn became busy finish (it checks the turn before
+/// each drain of its channel, then takes everything).
+fn settle() {
+    std::thread::sleep(Duration::from_millis(10));
+}
+
+/// Opens a storage whose writer holds documents for a busy turn at most `hold`.
+fn open_with_hold(config: &rum_native::core::config::Config, clock: &FakeClock, hold: Duration) -> Storage {
+    Storage::open(config, StorageOptions { writer_hold: hold, ..options(clock) }).unwrap()
+}
+
+#[test]
+fn documents_of_a_busy_turn_wait_for_its_end() {
+    let (dir, clock) = setup();
+    let storage = open_with_hold(&small_config(dir.path()), &clock, Duration::from_secs(600));
+    let sink = storage.sink();
+    let c = storage.counters();
+    // The writer is napping (it just took the consent), so sends do not wake it.
+    wait_until("the writer started", || storage.flush(TIMEOUT) == FlushOutcome::Done);
+    sink.turn_busy(true);
+    settle();
+    write_actions(&sink, 0..20, 10);
+    std::thread::sleep(Duration::from_millis(50)); // 50 naps of the writer
+    assert_eq!(c.documents_received.get(), 0, "taken while the turn was busy");
+    sink.turn_busy(false);
+    wait_until("the documents after the turn", || c.events_on_disk.get() == 20);
+    assert_eq!(seqs_on_disk(storage.directory()), (0..20).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_flush_or_consent_change_in_a_busy_turn_is_not_held() {
+    let (dir, clock) = setup();
+    let storage = open_with_hold(&small_config(dir.path()), &clock, Duration::from_secs(600));
+    let sink = storage.sink();
+    sink.turn_busy(true);
+    write_actions(&sink, 0..3, 10);
+    // The flush timeout (TIMEOUT) is far below the hold: Done means the flush opened the gate.
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    assert_eq!(seqs_on_disk(storage.directory()), vec![0, 1, 2]);
+    sink.turn_busy(true);
+    write_actions(&sink, 3..4, 10);
+    sink.consent_changed(TrackingConsent::Granted).unwrap();
+    wait_until("the document before the consent change", || storage.counters().events_on_disk.get() == 4);
+}
+
+#[test]
+fn a_turn_that_stays_busy_holds_documents_no_longer_than_the_hold() {
+    let (dir, clock) = setup();
+    let storage = open_with_hold(&small_config(dir.path()), &clock, Duration::from_millis(20));
+    let sink = storage.sink();
+    sink.turn_busy(true); // and never ends
+    write_actions(&sink, 0..5, 10);
+    wait_until("the documents past the hold", || storage.counters().events_on_disk.get() == 5);
+}
+
+#[test]
+fn a_busy_turn_holds_no_more_than_its_byte_bound() {
+    let (dir, clock) = setup();
+    // Room in the backlog for all of them (they are dropped as oversize once taken: counted).
+    let options = StorageOptions {
+        writer_hold: Duration::from_secs(600),
+        backlog_max: Some(8 * WRITER_HOLD_MAX_BYTES),
+        ..options(&clock)
+    };
+    let storage = Storage::open(&small_config(dir.path()), options).unwrap();
+    let sink = storage.sink();
+    let c = storage.counters();
+    wait_until("the writer started", || storage.flush(TIMEOUT) == FlushOutcome::Done);
+    sink.turn_busy(true);
+    settle();
+    let pad = (WRITER_HOLD_MAX_BYTES / 4) as usize;
+    write_actions(&sink, 0..2, pad);
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(c.documents_received.get(), 0, "half the bound is held");
+    write_actions(&sink, 2..4, pad); // past the bound with the fourth
+    wait_until("the documents past the byte bound", || c.documents_received.get() == 4);
 }

@@ -30,6 +30,21 @@ pub const GZIP_BACKLOG_FACTOR: u64 = 8;
 /// (100,000 actions at about 600 bytes each in flight at once, worst case).
 pub const WRITER_BACKLOG_MAX_BYTES: u64 = 64 * 1024 * 1024;
 
+/// The longest the writer leaves documents in its channel while the JS thread is in a busy turn
+/// (one that processed events and has not ended): one 60 Hz frame. A writer that runs while the
+/// UI thread is in a burst competes with it for a core whenever the others are taken (measured on
+/// a 2-core VM: the 3,700-action loop stalled 13.6 ms with the writer running beside it, 10.8 ms
+/// with it held, median of 8 fresh processes each); a turn longer than a frame has already cost
+/// its frame, so past this the writer works as before. What a kill may lose grows from about a
+/// millisecond of documents to those of the current turn, whose queued events it loses anyway.
+pub const WRITER_HOLD_MAX_MS: u64 = 16;
+
+/// ... and while less than this waits for it (the writer's backlog estimate, [`WRITER_BACKLOG_MAX_BYTES`]'s
+/// measure). On the VM above, a frame-long turn of capacity slices (the 37,000- and 100,000-action
+/// loops) left 1.1–4.8 MiB waiting when its hold ran out, so the bound acts only where the writer
+/// already lags the JS thread; memory then grows no faster than without the hold.
+pub const WRITER_HOLD_MAX_BYTES: u64 = 8 * 1024 * 1024;
+
 /// Time the SDK may spend on the caller's turn before it queues.
 ///
 /// Trade-off (as tokio's coop budget documents its own): a larger budget keeps more calls on the

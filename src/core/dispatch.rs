@@ -236,6 +236,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
             Timer::TurnEnd => {
                 self.turn = Turn::default();
                 self.emit_views(Moment::TurnEnd, Mode { deferred: true, ..Mode::INLINE });
+                self.shared.sink().turn_busy(false);
             }
             Timer::ViewsDue => {
                 self.views_timer = None;
@@ -375,6 +376,11 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
         }
         if !self.turn.end_scheduled {
             self.turn.end_scheduled = self.scheduler.schedule(Timer::TurnEnd);
+            // Only a turn whose end will be reported is busy: the sink never waits for an end
+            // that cannot come.
+            if self.turn.end_scheduled {
+                self.shared.sink().turn_busy(true);
+            }
         }
     }
 

@@ -71,6 +71,11 @@ pub trait DocumentSink: Send + Sync {
     fn write(&self, doc: Document) -> Result<(), SinkError>;
     /// The tracking consent changed; documents written after this call carry the new consent.
     fn consent_changed(&self, consent: TrackingConsent) -> Result<(), SinkError>;
+    /// The JS thread began a turn that processes events (`true`, at the turn's first processing)
+    /// or that turn ended (`false`). A sink may leave its own work for the end of the turn, so it
+    /// does not compete with the UI thread for a core during a burst; documents still arrive
+    /// through [`Self::write`] in order, and nothing here may block.
+    fn turn_busy(&self, _busy: bool) {}
 }
 
 /// What an event mapper decided for one document.

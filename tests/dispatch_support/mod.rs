@@ -166,6 +166,8 @@ pub struct TestSink {
     costs: Mutex<(Vec<u64>, usize)>,
     fail_next: AtomicU64,
     pub records: Mutex<Vec<Record>>,
+    /// Each `turn_busy` call: the flag and how many records had been written by then.
+    pub busy_marks: Mutex<Vec<(bool, usize)>>,
 }
 
 impl TestSink {
@@ -174,7 +176,13 @@ impl TestSink {
     }
 
     pub fn with_costs(clock: VClock, costs: Vec<u64>) -> Arc<Self> {
-        Arc::new(Self { clock, costs: Mutex::new((costs, 0)), fail_next: AtomicU64::new(0), records: Mutex::default() })
+        Arc::new(Self {
+            clock,
+            costs: Mutex::new((costs, 0)),
+            fail_next: AtomicU64::new(0),
+            records: Mutex::default(),
+            busy_marks: Mutex::default(),
+        })
     }
 
     /// Changes the per-document cost from now on.
@@ -265,6 +273,11 @@ impl DocumentSink for TestSink {
     fn consent_changed(&self, consent: TrackingConsent) -> Result<(), SinkError> {
         self.records.lock().expect("records").push(Record::Consent(consent));
         Ok(())
+    }
+
+    fn turn_busy(&self, busy: bool) {
+        let written = self.records.lock().expect("records").len();
+        self.busy_marks.lock().expect("busy marks").push((busy, written));
     }
 }
 

@@ -74,7 +74,7 @@ impl FakeClock {
 }
 
 pub fn options(clock: &FakeClock) -> StorageOptions {
-    StorageOptions { clock: clock.wall(), fs: Arc::new(RealFs::new()), backlog_max: None }
+    StorageOptions { clock: clock.wall(), ..StorageOptions::default() }
 }
 
 pub fn open(config: &Config, clock: &FakeClock) -> Storage {
@@ -488,7 +488,7 @@ impl Fs for FaultFs {
 }
 
 pub fn fault_options(clock: &FakeClock, fs: &FaultFs) -> StorageOptions {
-    StorageOptions { clock: clock.wall(), fs: Arc::new(fs.clone()), backlog_max: None }
+    StorageOptions { clock: clock.wall(), fs: Arc::new(fs.clone()), ..StorageOptions::default() }
 }
 
 /// A storage with [`small_config`] on a fresh directory, over the fault file system.

@@ -48,6 +48,11 @@ impl Backlog {
         false
     }
 
+    /// What waits now, bytes (estimated).
+    pub fn bytes(&self) -> u64 {
+        self.bytes.load(Ordering::Relaxed)
+    }
+
     /// The writer took a document of `weight` bytes off the channel (or the send failed).
     pub fn release(&self, weight: u64) {
         self.bytes.fetch_sub(weight, Ordering::Relaxed);

@@ -68,7 +68,7 @@ pub use writer::FlushOutcome;
 
 use crate::core::config::{
     BatchEncoding, Config, TrackingConsent, GZIP_BACKLOG_FACTOR, UPLOAD_LOCK_WAIT_MS, WRITER_BACKLOG_MAX_BYTES,
-    WRITER_BACKLOG_MIN_BYTES, WRITER_BACKLOG_QUOTAS,
+    WRITER_BACKLOG_MIN_BYTES, WRITER_BACKLOG_QUOTAS, WRITER_HOLD_MAX_MS,
 };
 use crate::core::document::Document;
 use crate::core::seam::{DocumentSink, SinkError};
@@ -80,7 +80,7 @@ use lease::DirLease;
 use limits::Limits;
 use shared::{Deferred, Shared};
 use store::Store;
-use writer::Msg;
+use writer::{Hold, Msg, TurnGate};
 
 /// [`UPLOAD_LOCK_WAIT_MS`] as a duration.
 const UPLOAD_LOCK_WAIT: Duration = Duration::from_millis(UPLOAD_LOCK_WAIT_MS);
@@ -94,11 +94,19 @@ pub struct StorageOptions {
     /// [`WRITER_BACKLOG_QUOTAS`] times `diskQuotaBytes`, at least
     /// [`WRITER_BACKLOG_MIN_BYTES`] (tests set a small one).
     pub backlog_max: Option<u64>,
+    /// The longest documents wait in the writer's channel while the JS thread's turn is busy
+    /// ([`WRITER_HOLD_MAX_MS`]; tests change it).
+    pub writer_hold: Duration,
 }
 
 impl Default for StorageOptions {
     fn default() -> Self {
-        Self { clock: system_clock(), fs: Arc::new(RealFs::new()), backlog_max: None }
+        Self {
+            clock: system_clock(),
+            fs: Arc::new(RealFs::new()),
+            backlog_max: None,
+            writer_hold: Duration::from_millis(WRITER_HOLD_MAX_MS),
+        }
     }
 }
 
@@ -113,6 +121,7 @@ pub struct Storage {
     shared: Arc<Shared>,
     tx: Sender<Msg>,
     backlog: Arc<Backlog>,
+    gate: Arc<TurnGate>,
     writer: Mutex<Option<JoinHandle<()>>>,
     flush_timeout: Duration,
     root: PathBuf,
@@ -144,11 +153,14 @@ impl Storage {
         // First in the channel, so no document is handled before the consent is known.
         let _ = tx.send(Msg::Consent(config.tracking_consent));
         let tick = Duration::from_millis(config.batch_window_ms.clamp(1, 60_000));
-        let handle = writer::spawn(shared.clone(), rx, tick, backlog.clone()).map_err(StorageError::Spawn)?;
+        let gate = Arc::new(TurnGate::default());
+        let hold = Hold::new(gate.clone(), options.writer_hold);
+        let handle = writer::spawn(shared.clone(), rx, tick, backlog.clone(), hold).map_err(StorageError::Spawn)?;
         Ok(Storage {
             shared,
             tx,
             backlog,
+            gate,
             writer: Mutex::new(Some(handle)),
             flush_timeout: Duration::from_millis(u64::from(config.flush_timeout_ms)),
             root,
@@ -158,7 +170,7 @@ impl Storage {
     /// A cheap, cloneable handle for the dispatcher (`Arc<dyn DocumentSink>`). It outlives the
     /// storage harmlessly: after shutdown its calls return [`SinkError::Closed`].
     pub fn sink(&self) -> StorageSink {
-        StorageSink { tx: self.tx.clone(), backlog: self.backlog.clone() }
+        StorageSink { tx: self.tx.clone(), backlog: self.backlog.clone(), gate: self.gate.clone() }
     }
 
     /// Returns once every document sent before is written and the active batch is sealed (so
@@ -174,6 +186,7 @@ impl Storage {
 
     fn request_flush(&self, sync: bool, timeout: Duration) -> FlushOutcome {
         let (ack, answer) = flume::bounded(1);
+        self.gate.set_busy(false); // the writer must not hold what this waits for
         if self.tx.send(Msg::Flush { sync, ack }).is_err() {
             return FlushOutcome::Failed(SinkError::Closed.to_string());
         }
@@ -311,6 +324,7 @@ impl Storage {
             return FlushOutcome::Done;
         };
         let (ack, answer) = flume::bounded(1);
+        self.gate.set_busy(false);
         if self.tx.send(Msg::Shutdown { ack }).is_err() {
             let _ = handle.join(); // the thread has ended already
             return FlushOutcome::Done;
@@ -342,6 +356,7 @@ impl Drop for Storage {
 pub struct StorageSink {
     tx: Sender<Msg>,
     backlog: Arc<Backlog>,
+    gate: Arc<TurnGate>,
 }
 
 impl fmt::Debug for StorageSink {
@@ -365,7 +380,13 @@ impl DocumentSink for StorageSink {
     }
 
     fn consent_changed(&self, consent: TrackingConsent) -> Result<(), SinkError> {
+        self.gate.set_busy(false); // a drain point: the change is applied at once
         self.tx.send(Msg::Consent(consent)).map_err(|_| SinkError::Closed)
+    }
+
+    /// While the turn is busy the writer leaves documents in its channel (see `writer::TurnGate`).
+    fn turn_busy(&self, busy: bool) {
+        self.gate.set_busy(busy);
     }
 }
 

@@ -2,9 +2,13 @@
 //! consumer of one flume channel carrying documents and a small control enum, so lines reach the
 //! files in exactly the order the documents were sent. JSON is built here, never on the JS
 //! thread. After each drain of the channel everything waiting in memory is written, so a killed
-//! process loses at most what was still in the channel (about [`NAP`] of documents).
+//! process loses at most what was still in the channel (about [`NAP`] of documents), or, while the
+//! JS thread is in a busy turn, what that turn sent: the writer then holds off ([`Hold`]) so it
+//! does not compete with the UI thread for a core, at most [`WRITER_HOLD_MAX_MS`] and
+//! [`WRITER_HOLD_MAX_BYTES`].
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
@@ -16,7 +20,9 @@ use super::context::warn;
 use super::json;
 use super::shared::Shared;
 use super::store::Store;
-use crate::core::config::TrackingConsent;
+#[cfg(doc)]
+use crate::core::config::WRITER_HOLD_MAX_MS;
+use crate::core::config::{TrackingConsent, WRITER_HOLD_MAX_BYTES};
 use crate::core::document::Document;
 use crate::log;
 
@@ -49,20 +55,72 @@ pub(crate) enum Msg {
     },
 }
 
+/// Whether the JS thread is in a busy turn, as its dispatcher reports it
+/// ([`DocumentSink::turn_busy`](crate::core::seam::DocumentSink::turn_busy)): while it is, the
+/// writer leaves the documents in the channel (at most [`Hold::max`] and
+/// [`WRITER_HOLD_MAX_BYTES`]), so a burst on the UI thread does not share its core with the
+/// writer. Every control message (flush, consent, shutdown) opens the gate before it is sent.
+#[derive(Default)]
+pub(crate) struct TurnGate {
+    busy: AtomicBool,
+}
+
+impl TurnGate {
+    pub fn set_busy(&self, busy: bool) {
+        self.busy.store(busy, Ordering::Relaxed);
+    }
+
+    fn is_busy(&self) -> bool {
+        self.busy.load(Ordering::Relaxed)
+    }
+}
+
+/// The writer's side of the [`TurnGate`].
+pub(crate) struct Hold {
+    pub gate: Arc<TurnGate>,
+    /// The longest documents wait for a busy turn (`WRITER_HOLD_MAX_MS`; tests change it).
+    pub max: Duration,
+    /// When the writer began to leave documents waiting.
+    since: Option<Instant>,
+}
+
+impl Hold {
+    pub fn new(gate: Arc<TurnGate>, max: Duration) -> Self {
+        Self { gate, max, since: None }
+    }
+
+    /// True while documents should wait for the JS thread's turn to end. Whether any wait is
+    /// not asked: a document sent between that check and the drain would be taken.
+    fn holds(&mut self, backlog: &Backlog) -> bool {
+        if !self.gate.is_busy() {
+            self.since = None;
+            return false;
+        }
+        let since = *self.since.get_or_insert_with(Instant::now);
+        if since.elapsed() < self.max && backlog.bytes() < WRITER_HOLD_MAX_BYTES {
+            return true;
+        }
+        self.since = None; // drained now; a turn still busy holds what comes next anew
+        false
+    }
+}
+
 pub(crate) fn spawn(
     shared: Arc<Shared>,
     rx: Receiver<Msg>,
     tick: Duration,
     backlog: Arc<Backlog>,
+    hold: Hold,
 ) -> std::io::Result<JoinHandle<()>> {
     thread::Builder::new().name("rum-writer".into()).spawn(move || {
-        Writer { shared, backlog, consent: TrackingConsent::Pending, scratch: Vec::new(), tick, now: 0 }.run(rx);
+        Writer { shared, backlog, hold, consent: TrackingConsent::Pending, scratch: Vec::new(), tick, now: 0 }.run(rx);
     })
 }
 
 struct Writer {
     shared: Arc<Shared>,
     backlog: Arc<Backlog>,
+    hold: Hold,
     /// Set by the first message, which `open` sends with the configured consent.
     consent: TrackingConsent,
     /// Reused serialization buffer.
@@ -94,6 +152,10 @@ impl Writer {
         while self.check_next_adopted_guarded() {}
         let mut last_message = Instant::now();
         loop {
+            if self.hold.holds(&self.backlog) {
+                thread::sleep(NAP);
+                continue;
+            }
             // Everything queued, taken under one lock of the channel.
             let mut got = false;
             let mut stop = false;
