@@ -145,10 +145,12 @@ export function judgeTargets(entries) {
   {
     const n = med(stall, 'native');
     const f = med(stall, 'floor');
-    const limit = f === null ? null : 4 + f + 2;
+    // Issue 12's allowance (it was 2 ms): what the capture may cost beyond the floor's own calls.
+    const allowanceMs = 1;
+    const limit = f === null ? null : 4 + f + allowanceMs;
     t.push({
-      id: 'stall-budget', target: 'Native 3,700-action stall within 2 ms of (4 ms budget + the floor\'s loop time)',
-      rule: 'loop-3700 longest_stall_ms: native median ≤ 4 + floor median + 2', pass: n === null || limit === null ? null : n <= limit,
+      id: 'stall-budget', target: `Native 3,700-action stall within ${allowanceMs} ms of (4 ms budget + the floor's loop time)`,
+      rule: `loop-3700 longest_stall_ms: native median ≤ 4 + floor median + ${allowanceMs}`, pass: n === null || limit === null ? null : n <= limit,
       measured: `native ${fmtValue(n, 'ms')}, limit ${fmtValue(limit, 'ms')} (floor ${fmtValue(f, 'ms')})`,
     });
   }
