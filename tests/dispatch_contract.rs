@@ -280,3 +280,20 @@ fn the_sink_is_told_when_a_processing_turn_begins_and_ends() {
     h.d.call(action("b"), no_attrs());
     assert_eq!(h.sink.busy_marks.lock().expect("marks").len(), 2);
 }
+
+#[test]
+fn a_slice_on_a_turn_of_its_own_is_busy_while_it_runs() {
+    let mut h = harness(4, 100, 3_000_000);
+    h.d.call(start_view("home"), no_attrs());
+    h.d.call(action("a1"), no_attrs()); // spent 9 ms
+    h.d.call(action("a2"), no_attrs()); // queued
+    assert_eq!(h.d.scheduler().pop(), Some(Timer::TurnEnd));
+    h.d.on_timer(Timer::TurnEnd);
+    h.sink.busy_marks.lock().expect("marks").clear();
+    let before = h.sink.records().len();
+    assert_eq!(h.d.scheduler().pop(), Some(Timer::Slice));
+    h.d.on_timer(Timer::Slice);
+    let after = h.sink.records().len();
+    assert!(after > before, "the slice wrote a2");
+    assert_eq!(*h.sink.busy_marks.lock().expect("marks"), vec![(true, before), (false, after)]);
+}

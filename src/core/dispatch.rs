@@ -247,7 +247,15 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
                 if self.queue.is_empty() {
                     return; // a drain got there first
                 }
+                // A slice on a turn of its own is that turn's processing: busy while it runs.
+                let own_turn = !self.turn.end_scheduled;
+                if own_turn {
+                    self.shared.sink().turn_busy(true);
+                }
                 self.run_slice(Mode::DEFERRED_SLICE);
+                if own_turn {
+                    self.shared.sink().turn_busy(false);
+                }
                 if !self.queue.is_empty() {
                     self.schedule_slice();
                 }

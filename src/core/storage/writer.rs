@@ -2,9 +2,10 @@
 //! consumer of one flume channel carrying documents and a small control enum, so lines reach the
 //! files in exactly the order the documents were sent. JSON is built here, never on the JS
 //! thread. After each drain of the channel everything waiting in memory is written, so a killed
-//! process loses at most what was still in the channel (about [`NAP`] of documents), or, while the
-//! JS thread is in a busy turn, what that turn sent: the writer then holds off ([`Hold`]) so it
-//! does not compete with the UI thread for a core, at most [`WRITER_HOLD_MAX_MS`] and
+//! process loses at most what was still in the channel: an idle writer waits on the channel, so a
+//! document sent outside a busy turn is written at once; while the JS thread is in a busy turn the
+//! writer holds off ([`Hold`]), napping [`NAP`] at a time, so it does not compete with the UI
+//! thread for a core and sends cost the JS thread no wake-ups, at most [`WRITER_HOLD_MAX_MS`] and
 //! [`WRITER_HOLD_MAX_BYTES`].
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -131,16 +132,15 @@ struct Writer {
     now: i64,
 }
 
-/// While documents keep coming, the writer naps this long between drains of the channel instead
-/// of waiting on it. A receiver waiting on the channel turns every send into a thread wake-up on
-/// the sender's side (a futex call, 2-5 µs on the JS thread, measured by `benches/writer.rs`); a
-/// napping one costs the sender a queue push. The nap bounds how long a document waits before it
-/// is written (and adds at most this much to a flush).
+/// While the JS thread's turn is busy the writer naps this long between looks at the hold instead
+/// of waiting on the channel: a receiver waiting on the channel turns every send into a thread
+/// wake-up on the sender's side (a futex call, 2-5 µs on the JS thread, measured by
+/// `benches/writer.rs`), a napping one costs the sender a queue push. Outside a busy turn the
+/// writer waits on the channel: napping there too (as before) woke the writer a thousand times a
+/// second at a trickle of events, which cost more process CPU (300 actions/s for 12 s: 1,119 ms
+/// against 838 ms, medians of 3, `scripts/burst --only rate-300-12s`) than one wake-up per turn
+/// costs the JS thread.
 const NAP: Duration = Duration::from_millis(1);
-
-/// After this long without a message the writer waits on the channel again, so an idle pipeline
-/// does not wake up every millisecond; the first document after that pays one wake-up.
-const IDLE_AFTER: Duration = Duration::from_millis(50);
 
 /// A document larger than this does not keep its serialization buffer.
 const SCRATCH_KEEP: usize = 256 * 1024;
@@ -150,7 +150,9 @@ impl Writer {
         // First: the lines of the batches an earlier process left are checked here, not on the
         // caller's thread (one batch per hold of the store, so the upload side is not held up).
         while self.check_next_adopted_guarded() {}
-        let mut last_message = Instant::now();
+        // The message that woke an idle writer: handled with the next drain, so a busy turn's hold
+        // applies to it too.
+        let mut woke_with: Option<Msg> = None;
         loop {
             if self.hold.holds(&self.backlog) {
                 thread::sleep(NAP);
@@ -161,7 +163,7 @@ impl Writer {
             let mut stop = false;
             // Taken off the channel first, then the clock: a document sent after a clock change
             // is never stamped with the time before it.
-            let msgs = rx.drain();
+            let msgs = woke_with.take().into_iter().chain(rx.drain());
             self.now = (self.shared.clock)();
             for msg in msgs {
                 got = true;
@@ -173,7 +175,6 @@ impl Writer {
             if got {
                 // The channel is empty: what waits in memory goes to disk now.
                 self.with_store_guarded(Store::write_out_all);
-                last_message = Instant::now();
             }
             if stop {
                 return;
@@ -185,22 +186,9 @@ impl Writer {
                 self.flush(false);
                 return;
             }
-            if last_message.elapsed() < IDLE_AFTER {
-                thread::sleep(NAP);
-                continue;
-            }
             // Idle: wait on the channel (the next send wakes the thread).
             match rx.recv_timeout(self.tick) {
-                Ok(msg) => {
-                    last_message = Instant::now();
-                    self.now = (self.shared.clock)();
-                    if self.handle_guarded(msg) {
-                        return;
-                    }
-                    // As after a drain: a document that woke the writer goes to disk now, not
-                    // with the next message or the window's seal.
-                    self.with_store_guarded(Store::write_out_all);
-                }
+                Ok(msg) => woke_with = Some(msg),
                 Err(RecvTimeoutError::Timeout) => self.with_store_guarded(Store::seal_if_window_passed),
                 Err(RecvTimeoutError::Disconnected) => {
                     self.flush(false);
