@@ -115,8 +115,10 @@ test('CPU: the UI thread and the whole process are measured separately, in every
       if (process.platform === 'linux') {
         assert.ok(['schedstat', 'stat'].includes(d.main_thread_cpu_source), `${name} ${variant}: main-thread source ${d.main_thread_cpu_source}`);
         assert.ok(Number.isFinite(d.main_thread_cpu_ms) && d.main_thread_cpu_ms > 0, `${name} ${variant}: main thread ${d.main_thread_cpu_ms}`);
-        // The process's figure covers every thread, the main one included (0.5 ms of reading slack).
-        assert.ok(d.process_cpu_ms + 0.5 >= d.main_thread_cpu_ms, `${name} ${variant}: process ${d.process_cpu_ms} < main thread ${d.main_thread_cpu_ms}`);
+        // The process's figure covers every thread, the main one included. Slack of 1 ms: the two
+        // clocks are read a moment apart, and getrusage's total is rounded differently from
+        // schedstat's (a 3 ms floor sample once read 2.65 against 3.27 ms).
+        assert.ok(d.process_cpu_ms + 1 >= d.main_thread_cpu_ms, `${name} ${variant}: process ${d.process_cpu_ms} < main thread ${d.main_thread_cpu_ms}`);
       }
     }
   }
