@@ -42,14 +42,20 @@ fn calls_past_the_budget_are_queued_and_sliced_on_a_later_turn() {
     assert_eq!(h.counters.queue_high_water.get(), 2);
 }
 
-#[test]
-fn turn_end_resets_the_budget_but_never_lets_a_call_overtake_the_queue() {
+/// A view and `a1` spend a 4 ms turn (3 ms a document), `a2` is queued, and that turn has ended.
+fn a2_queued_past_a_turn_end() -> Harness {
     let mut h = harness(4, 100, 3_000_000);
     h.d.call(start_view("home"), no_attrs());
     h.d.call(action("a1"), no_attrs()); // spent 9 ms
     h.d.call(action("a2"), no_attrs()); // queued
     assert_eq!(h.d.scheduler().pop(), Some(Timer::TurnEnd));
     h.d.on_timer(Timer::TurnEnd);
+    h
+}
+
+#[test]
+fn turn_end_resets_the_budget_but_never_lets_a_call_overtake_the_queue() {
+    let mut h = a2_queued_past_a_turn_end();
     h.d.call(action("a3"), no_attrs()); // budget is fresh, but a2 waits: queued behind it
     assert_eq!(h.d.queue_len(), 2);
     assert_eq!(h.d.scheduler().pop(), Some(Timer::Slice));
@@ -283,12 +289,7 @@ fn the_sink_is_told_when_a_processing_turn_begins_and_ends() {
 
 #[test]
 fn a_slice_on_a_turn_of_its_own_is_busy_while_it_runs() {
-    let mut h = harness(4, 100, 3_000_000);
-    h.d.call(start_view("home"), no_attrs());
-    h.d.call(action("a1"), no_attrs()); // spent 9 ms
-    h.d.call(action("a2"), no_attrs()); // queued
-    assert_eq!(h.d.scheduler().pop(), Some(Timer::TurnEnd));
-    h.d.on_timer(Timer::TurnEnd);
+    let mut h = a2_queued_past_a_turn_end();
     h.sink.busy_marks.lock().expect("marks").clear();
     let before = h.sink.records().len();
     assert_eq!(h.d.scheduler().pop(), Some(Timer::Slice));
