@@ -35,8 +35,9 @@ pub const WRITER_BACKLOG_MAX_BYTES: u64 = 64 * 1024 * 1024;
 /// UI thread is in a burst competes with it for a core whenever the others are taken (measured on
 /// a 2-core VM: the 3,700-action loop stalled 13.6 ms with the writer running beside it, 10.8 ms
 /// with it held, median of 8 fresh processes each); a turn longer than a frame has already cost
-/// its frame, so past this the writer works as before. What a kill may lose grows from about a
-/// millisecond of documents to those of the current turn, whose queued events it loses anyway.
+/// its frame, so past this the writer works as before. What a kill may lose grows from what the
+/// writer has not taken yet to the documents of the current turn, whose queued events it loses
+/// anyway.
 pub const WRITER_HOLD_MAX_MS: u64 = 16;
 
 /// ... and while less than this waits for it (the writer's backlog estimate, [`WRITER_BACKLOG_MAX_BYTES`]'s

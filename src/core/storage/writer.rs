@@ -61,6 +61,8 @@ pub(crate) enum Msg {
 /// writer leaves the documents in the channel (at most [`Hold::max`] and
 /// [`WRITER_HOLD_MAX_BYTES`]), so a burst on the UI thread does not share its core with the
 /// writer. Every control message (flush, consent, shutdown) opens the gate before it is sent.
+/// With several JS threads on one writer the latest report wins: the gate only says when to
+/// write, never what, so a turn that another thread's end opens early loses nothing.
 #[derive(Default)]
 pub(crate) struct TurnGate {
     busy: AtomicBool,
@@ -78,9 +80,9 @@ impl TurnGate {
 
 /// The writer's side of the [`TurnGate`].
 pub(crate) struct Hold {
-    pub gate: Arc<TurnGate>,
+    gate: Arc<TurnGate>,
     /// The longest documents wait for a busy turn (`WRITER_HOLD_MAX_MS`; tests change it).
-    pub max: Duration,
+    max: Duration,
     /// When the writer began to leave documents waiting.
     since: Option<Instant>,
 }
