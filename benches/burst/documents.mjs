@@ -1,7 +1,11 @@
 // What the two plain-JS SDKs of the harness share (baseline.mjs, the pre-queue SDK, and
 // jsqueue.mjs, the reference change's dispatch queue in JS): the RUM documents they build and the
 // batch files they append them to. Both write the same kinds of documents (action, view, error)
-// with the same fields (RUM format, DESIGN.md "Documents"), so their bytes written compare directly.
+// with the module's fields (RUM format, DESIGN.md "Documents"): `ddtags` (where the intake reads
+// env, service and version), `_dd.configuration.session_sample_rate`, the view's crash count, the
+// module's `source` and the view key as `url`. So bytes written compare like for like: what differs
+// is how many documents each writes, not what one holds (tests/node/burst-peers.test.mjs checks
+// that the field paths match the module's, call for call).
 //
 // RumScope is the scope state (identity, global attributes, the active view and its counters) and
 // builds documents as objects; the caller JSON.stringify-s them. BatchStore is the storage of the
@@ -19,7 +23,17 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { BASELINE_LIMITS } from './scenarios.mjs';
 
-const FORMAT = { format_version: 2, session: { plan: 1 } };
+/** `sdk_version` in the JS SDKs' ddtags: the crate's version, as the module writes its own. */
+const SDK_VERSION = /^version\s*=\s*"([^"]+)"/m.exec(fs.readFileSync(new URL('../../Cargo.toml', import.meta.url), 'utf8'))?.[1] ?? '0.0.0';
+
+/** `_dd` of every document: the format version, the plan and the sampling the mobile SDKs report. */
+const FORMAT = { format_version: 2, session: { plan: 1 }, configuration: { session_sample_rate: 100 } };
+
+/** `service:…,version:…,sdk_version:…,env:…`, empty values left out: the module's ddtags. */
+function ddtags({ service, version, env }) {
+  const tags = [['service', service], ['version', version], ['sdk_version', SDK_VERSION], ['env', env ?? '']];
+  return tags.filter(([, v]) => v).map(([k, v]) => `${k}:${String(v).replaceAll(',', '_')}`).join(',');
+}
 
 export class RumScope {
   #identity;
@@ -31,10 +45,10 @@ export class RumScope {
     this.#identity = {
       application: { id: applicationId },
       session: { id: randomUUID(), type: 'user' },
-      source: 'harmonyos',
+      source: 'harmony',
       service,
       version,
-      env,
+      ddtags: ddtags({ service, version, env }),
     };
   }
 
@@ -46,7 +60,7 @@ export class RumScope {
   /** Makes a new view active; the caller writes its first document (viewDocument). */
   startView(key, name, attributes, date) {
     this.view = {
-      id: randomUUID(), key, name, url: name, startMs: date, version: 0,
+      id: randomUUID(), key, name, url: key, startMs: date, version: 0,
       attrs: { ...attributes }, actions: 0, errors: 0, resources: 0,
     };
   }
@@ -85,6 +99,7 @@ export class RumScope {
       is_active: true,
       action: { count: view.actions },
       error: { count: view.errors },
+      crash: { count: 0 },
       resource: { count: view.resources },
     };
     return doc;
@@ -102,7 +117,7 @@ export class RumScope {
       source: id.source,
       service: id.service,
       version: id.version,
-      env: id.env,
+      ddtags: id.ddtags,
     };
   }
 }

@@ -242,7 +242,11 @@ function aheadOfJsQueue(get) {
       const n = e?.native?.median ?? null;
       const ahead = q === null || n === null ? null : n < q;
       const mark = ahead === null ? 'no data' : ahead ? 'ahead' : 'NOT ahead';
-      return { what: AHEAD_WHAT[i], ahead, text: `${AHEAD_WHAT[i]} ${fmtValue(n, e?.unit ?? '')} vs ${fmtValue(q, e?.unit ?? '')} (${e?.ratio_jsqueue_text ?? '—'}, ${mark})` };
+      // The floor's figure beside them, where it has one: a stall the floor shares (an engine GC
+      // pause at a trickle) is the host's, not the module's, and the reader should see that.
+      const f = e?.floor?.median ?? null;
+      const floor = f === null ? '' : `; floor ${fmtValue(f, e?.unit ?? '')}`;
+      return { what: AHEAD_WHAT[i], ahead, text: `${AHEAD_WHAT[i]} ${fmtValue(n, e?.unit ?? '')} vs ${fmtValue(q, e?.unit ?? '')} (${e?.ratio_jsqueue_text ?? '—'}, ${mark}${floor})` };
     });
     const pass = figures.some((f) => f.ahead === false) ? false : figures.every((f) => f.ahead === true) ? true : null;
     return {

@@ -11,7 +11,7 @@ import zlib from 'node:zlib';
 import { buildAttributes, scenarioByName, SCALE_STORAGE } from './scenarios.mjs';
 import { cpuNow, cpuSince, MAIN_THREAD_SOURCE } from './cpu.mjs';
 import { createTarget, loadNative, plain, REQUIRED_METHODS } from './variants.mjs';
-import { startFrameTicker, startGapTicker, sleep } from './ticker.mjs';
+import { startFrameTicker, startGapTicker, startMajorGcObserver, sleep } from './ticker.mjs';
 import { Uploader } from './intake.mjs';
 
 /** The timed loop. `from` lets the rate scenario send its due actions a few at a time. */
@@ -99,6 +99,7 @@ async function runRate(scenario, spec) {
   const total = Math.round((scenario.rate * durationMs) / 1000);
   await sleep(WARM_UP_MS);
   const frames = startFrameTicker();
+  const gcs = startMajorGcObserver();
   const c0 = cpuNow();
   const t0 = performance.now();
   let sent = 0;
@@ -117,12 +118,14 @@ async function runRate(scenario, spec) {
   await target.settle();
   const seen = frames.stop();
   const flush = target.flush();
+  const major = await gcs.stop();
   const cpu = cpuSince(c0); // the whole run: the generator and the frame ticker (the same for every variant) included
   const w = written(target, spec);
   return finish(target, {
     metrics: {
       frames_over_16ms: seen.framesOver, longest_frame_busy_ms: seen.busiestMs,
-      ui_thread_cpu_ms: cpu.threadMs, process_cpu_ms: cpu.processMs, ...w.metrics,
+      ui_thread_cpu_ms: cpu.threadMs, process_cpu_ms: cpu.processMs, major_gcs: major.count,
+      longest_major_gc_ms: major.longestMs, ...w.metrics,
     },
     details: {
       sent, duration_ms: durationMs, send_ms: sendMs, frames: seen.frames, longest_frame_gap_ms: seen.longestGapMs, flush,

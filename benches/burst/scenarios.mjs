@@ -47,13 +47,16 @@ const cpu = (actions, storage) => ({
 const rate = (r) => {
   const what = `${r.toLocaleString('en-US')} actions/s${r === 3_000 ? ' (10×)' : ''} for 12 s`;
   return {
-    name: `rate-${r}-12s`, kind: 'rate', rate: r, durationMs: 12_000, variants: SDKS, timeoutMs: 90_000,
+    name: `rate-${r}-12s`, kind: 'rate', rate: r, durationMs: 12_000, variants: VARIANTS, timeoutMs: 90_000,
     metrics: [
       { key: 'frames_over_16ms', unit: '', better: 'lower', label: `${what}, frames over 16 ms` },
       { key: 'longest_frame_busy_ms', unit: 'ms', better: 'lower', label: `${what}, busiest 60 Hz frame (main-thread stall)` },
       { key: 'ui_thread_cpu_ms', unit: 'ms', better: 'lower', label: `${what}, UI (main) thread CPU, whole run` },
       { key: 'process_cpu_ms', unit: 'ms', better: 'lower', label: `${what}, process CPU (all threads), whole run` },
       written(what, true),
+      // Why a busiest frame is what it is (ticker.mjs, startMajorGcObserver): the engine's, not the SDK's.
+      { key: 'major_gcs', unit: '', better: 'lower', table: false, label: `${what}, V8 full GCs during the run` },
+      { key: 'longest_major_gc_ms', unit: 'ms', better: 'lower', table: false, label: `${what}, longest V8 full GC pause` },
     ],
   };
 };

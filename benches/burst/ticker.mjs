@@ -2,7 +2,36 @@
 // callback would: a synchronous loop, a 4 ms slice, a blocking fs call or a GC pause all show up
 // as a late tick.
 
+import { constants, PerformanceObserver } from 'node:perf_hooks';
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * V8's full (mark-compact) collections while it runs: how many and the longest. The engine's memory
+ * reducer starts one when the JS heap allocates little for a while, which is what a variant that
+ * keeps its work off the JS heap (native, the floor) gets at a trickle: that pause, not the
+ * module's own work, can be the busiest frame there. Entries arrive asynchronously, so `stop`
+ * waits one turn for the last of them.
+ */
+export function startMajorGcObserver() {
+  let count = 0;
+  let longest = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      if (e.detail?.kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
+      count += 1;
+      if (e.duration > longest) longest = e.duration;
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    async stop() {
+      await sleep(0);
+      observer.disconnect();
+      return { count, longestMs: longest };
+    },
+  };
+}
 
 /**
  * A 1 ms ticker (a setTimeout(0) chain; Node clamps it to 1 ms). A gap is the time between two

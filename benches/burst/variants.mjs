@@ -27,9 +27,13 @@ export const defaultLibraryPath = libraryPath;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Options every variant's pipeline is built with; `extra` carries per-scenario storage limits. */
+/**
+ * Options every variant's pipeline is built with; `extra` carries per-scenario storage limits. The
+ * application id is a UUID, as the format requires and real ones are (so documents have their real
+ * size and validate).
+ */
 function pipelineOptions(storageDir, extra) {
-  return { storageDir, applicationId: 'burst-bench', service: 'burst', version: '0.0.0', env: 'bench', trackingConsent: 'granted', ...extra };
+  return { storageDir, applicationId: '6c0d1e2f-3a4b-4c5d-8e6f-7a8b9c0d1e2f', service: 'burst', version: '0.0.0', env: 'bench', trackingConsent: 'granted', ...extra };
 }
 
 export function createTarget(variant, { storageDir, libPath, storage = {} }) {
