@@ -1,9 +1,12 @@
 //! The batch writer's throughput against its floor, and what a document costs the caller.
 //!
 //! Per sample, alternating: the floor (the same NDJSON bytes, already serialized, appended to one
-//! file in 64 KiB writes), the same work plus serialization on one thread (what any writer that
-//! builds the JSON can at best do), then the writer (the documents sent through the sink, then `flush`:
-//! serialization, batching, rotation and the writes, all on the "rum-writer" thread). Documents
+//! file in 64 KiB writes), the floor of a compressing writer (the same bytes gzip-compressed per
+//! batch at the writer's level and written: the writer's output at the least it costs to make),
+//! the same work as the first plus serialization on one thread (what any writer that builds the
+//! JSON can at best do), then the writer (the documents sent through the sink, then `flush`:
+//! serialization, batching, the seal's read-back, view reduction, compression and fsyncs, all on
+//! the "rum-writer" thread; gzip is the default encoding). Documents
 //! are action documents with a 350-character attribute, as in the reference burst (3,700 actions).
 //! The caller's side is measured twice: a tight loop of sends (a burst), and sends spaced ~20 µs
 //! apart (the writer is idle and parked at each send, so the send also wakes it).
@@ -18,8 +21,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use flate2::write::GzEncoder;
+use flate2::Compression;
 use rum_native::core::attrs::Attrs;
-use rum_native::core::config::Config;
+use rum_native::core::config::{Config, BATCH_MAX_BYTES, GZIP_LEVEL};
 use rum_native::core::document::{ActionDocument, Common, Document, Identity, ViewRef};
 use rum_native::core::event::{ActionType, Attributes};
 use rum_native::core::seam::DocumentSink;
@@ -82,6 +87,31 @@ fn floor(lines: &[u8], dir: &Path) -> Duration {
     drop(f);
     let t = started.elapsed();
     let _ = fs::remove_file(&path);
+    t
+}
+
+/// The floor of a writer whose output is compressed (`batchEncoding: 'gzip'`, the default): the
+/// same bytes cut into batches of whole lines, each gzip-compressed at the writer's level and
+/// written to its own file. What producing the writer's output costs at least, with no
+/// serialization, view reduction, fsync or bookkeeping.
+fn floor_gzip(lines: &[u8], dir: &Path) -> Duration {
+    let started = Instant::now();
+    let mut rest = lines;
+    let mut n = 0;
+    while !rest.is_empty() {
+        let cut = rest.len().min(BATCH_MAX_BYTES as usize);
+        let end = rest[..cut].iter().rposition(|&b| b == b'\n').map_or(cut, |i| i + 1);
+        let mut enc = GzEncoder::new(Vec::with_capacity(end / 4), Compression::new(GZIP_LEVEL));
+        enc.write_all(&rest[..end]).expect("compress");
+        let gz = enc.finish().expect("compress");
+        fs::write(dir.join(format!("floor-{n}.ndjson.gz")), &gz).expect("floor file");
+        rest = &rest[end..];
+        n += 1;
+    }
+    let t = started.elapsed();
+    for i in 0..n {
+        let _ = fs::remove_file(dir.join(format!("floor-{i}.ndjson.gz")));
+    }
     t
 }
 
@@ -178,10 +208,12 @@ fn main() {
     );
 
     let (mut floor_s, mut writer_s, mut send_ns, mut ser_s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut floor_gz_s = Vec::new();
     let mut ceiling_s = Vec::new();
     let _ = writer(template.clone(), &dir); // warm-up: thread start, page cache
     for _ in 0..samples {
         floor_s.push(floor(&lines, &dir).as_secs_f64());
+        floor_gz_s.push(floor_gzip(&lines, &dir).as_secs_f64());
         ceiling_s.push(serialize_and_append(template.clone(), &dir).as_secs_f64());
         let (total, sent) = writer(template.clone(), &dir);
         writer_s.push(total.as_secs_f64());
@@ -196,6 +228,7 @@ fn main() {
     let _ = fs::remove_dir_all(&dir);
 
     let (floor_med, floor_p95) = median_p95(floor_s);
+    let (floor_gz_med, floor_gz_p95) = median_p95(floor_gz_s);
     let (writer_med, writer_p95) = median_p95(writer_s.clone());
     let (ser_med, _) = median_p95(ser_s);
     let (ceiling_med, ceiling_p95) = median_p95(ceiling_s);
@@ -206,6 +239,12 @@ fn main() {
     println!("{:<44} {:>14} {:>14}", "", "median", "p95 (slowest)");
     println!("{:<44} {:>11.0} /s {:>11.0} /s", "floor: 64 KiB appends, documents", docs / floor_med, docs / floor_p95);
     println!("{:<44} {:>9.1} MB/s {:>9.1} MB/s", "floor: 64 KiB appends, bytes", mb / floor_med, mb / floor_p95);
+    println!(
+        "{:<44} {:>11.0} /s {:>11.0} /s",
+        format!("floor: gzip level {GZIP_LEVEL} per batch, then write"),
+        docs / floor_gz_med,
+        docs / floor_gz_p95
+    );
     println!(
         "{:<44} {:>11.0} /s {:>11.0} /s",
         "writer, send to flushed: documents",
@@ -229,6 +268,10 @@ fn main() {
     );
     println!();
     println!("writer throughput / floor (medians): {:.2} (target ≥ 0.50)", floor_med / writer_med);
+    println!(
+        "writer throughput / gzip floor, the same output (medians): {:.2} (target ≥ 0.50)",
+        floor_gz_med / writer_med
+    );
     println!("writer throughput / one-thread serialize+append (medians): {:.2}", ceiling_med / writer_med);
     println!("burst send per document (median):    {:.3} µs (target ≤ 0.300)", send_med / 1e3);
 }

@@ -260,6 +260,7 @@ impl Storage {
             // Only a batch found at open with lines that are not documents: never the writer's.
             let filtered = claim.filter.then(|| ndjson::keep_documents(whole).0);
             let (body, event_count) = reader::reduce_views(filtered.as_deref().unwrap_or(whole));
+            let body = body.into_owned();
             if event_count == 0 {
                 let _ = self.apply_or_defer(deadline, Deferred::Discard(claim.id));
                 continue;

@@ -6,6 +6,8 @@
 
 use serde::de::IgnoredAny;
 
+use super::segment::lines;
+
 /// One line (without its `\n`) is one JSON object.
 pub(crate) fn is_document(line: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(line) else { return false };
@@ -16,7 +18,7 @@ pub(crate) fn is_document(line: &[u8]) -> bool {
 pub(crate) fn keep_documents(data: &[u8]) -> (Vec<u8>, u64) {
     let mut out = Vec::with_capacity(data.len());
     let mut dropped = 0;
-    for line in data.split_inclusive(|&b| b == b'\n') {
+    for line in lines(data) {
         if line.last() == Some(&b'\n') && is_document(&line[..line.len() - 1]) {
             out.extend_from_slice(line);
         } else {

@@ -3,12 +3,14 @@
 //! that one), and the batch ids `complete_batch` takes back. The claims themselves are the batch
 //! set's (`batches.rs`).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
 
 use super::error::StorageError;
 use super::names::{FileId, FileName};
+use super::segment::lines;
 use crate::core::config::BatchEncoding;
 
 /// One claimed batch, as `next_batch()` returns it.
@@ -74,8 +76,8 @@ fn view_version(line: &[u8]) -> Option<(String, u64)> {
 /// Keeps, for each view id, only the line with the highest `_dd.document_version` (the first of
 /// equal ones, e.g. a line duplicated by a crash during a migration), where that line stands.
 /// Every other line is kept as it is. Returns the body and its line count.
-pub(crate) fn reduce_views(data: &[u8]) -> (Vec<u8>, u64) {
-    let lines: Vec<&[u8]> = data.split_inclusive(|&b| b == b'\n').collect();
+pub(crate) fn reduce_views(data: &[u8]) -> (Cow<'_, [u8]>, u64) {
+    let lines: Vec<&[u8]> = lines(data).collect();
     let mut best: HashMap<String, (u64, usize)> = HashMap::new();
     let mut views = Vec::new();
     for (i, line) in lines.iter().enumerate() {
@@ -87,7 +89,7 @@ pub(crate) fn reduce_views(data: &[u8]) -> (Vec<u8>, u64) {
         }
     }
     if views.len() == best.len() {
-        return (data.to_vec(), lines.len() as u64);
+        return (Cow::Borrowed(data), lines.len() as u64);
     }
     let kept: HashSet<usize> = best.values().map(|&(_, i)| i).collect();
     let superseded: HashSet<usize> = views.into_iter().filter(|i| !kept.contains(i)).collect();
@@ -99,7 +101,7 @@ pub(crate) fn reduce_views(data: &[u8]) -> (Vec<u8>, u64) {
             count += 1;
         }
     }
-    (body, count)
+    (Cow::Owned(body), count)
 }
 
 #[cfg(test)]
@@ -117,7 +119,7 @@ mod tests {
         let data = [view("a", 1), action.into(), view("a", 3), view("b", 2), view("a", 2), mapped.into()].concat();
         let (body, count) = reduce_views(data.as_bytes());
         let expected = [action.to_string(), view("a", 3), mapped.into()].concat();
-        assert_eq!(String::from_utf8(body).unwrap(), expected);
+        assert_eq!(String::from_utf8(body.into_owned()).unwrap(), expected);
         assert_eq!(count, 3);
     }
 
@@ -125,7 +127,7 @@ mod tests {
     fn equal_versions_keep_the_first() {
         let data = [view("a", 2), view("a", 2)].concat();
         let (body, count) = reduce_views(data.as_bytes());
-        assert_eq!(String::from_utf8(body).unwrap(), view("a", 2));
+        assert_eq!(String::from_utf8(body.into_owned()).unwrap(), view("a", 2));
         assert_eq!(count, 1);
     }
 }

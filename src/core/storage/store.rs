@@ -19,7 +19,7 @@ use super::names::FileId;
 use super::ndjson;
 use super::pre_consent::PreConsent;
 use super::recovery;
-use super::segment::whole_lines;
+use super::segment::{lines, whole_lines};
 use crate::core::config::TrackingConsent;
 use crate::core::stats::StorageCounters;
 
@@ -163,7 +163,7 @@ impl Store {
             };
             let errors = self.io.counters().write_errors.get();
             let now = self.io.now();
-            for line in whole_lines(&data).split_inclusive(|&b| b == b'\n') {
+            for line in lines(whole_lines(&data)) {
                 // A chunk found at open may hold anything (see `ndjson`).
                 if ndjson::is_document(&line[..line.len() - 1]) {
                     self.batches.append_line(&mut self.io, line, now);
