@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use rum_native::core::attrs::Attrs;
-use rum_native::core::config::{Config, BATCH_MAX_BYTES, GZIP_LEVEL};
+use rum_native::core::config::{BatchEncoding, Config, BATCH_MAX_BYTES, GZIP_LEVEL};
 use rum_native::core::document::{ActionDocument, Common, Document, Identity, ViewRef};
 use rum_native::core::event::{ActionType, Attributes};
 use rum_native::core::seam::DocumentSink;
@@ -139,8 +139,9 @@ fn serialize_and_append(docs: Vec<Document>, dir: &Path) -> Duration {
 }
 
 /// The writer: (time until flushed, time of the send loop alone).
-fn writer(docs: Vec<Document>, dir: &Path) -> (Duration, Duration) {
-    let storage = Storage::open(&config(dir), StorageOptions::default()).expect("open");
+fn writer(docs: Vec<Document>, dir: &Path, encoding: BatchEncoding) -> (Duration, Duration) {
+    let config = Config { batch_encoding: encoding, ..config(dir) };
+    let storage = Storage::open(&config, StorageOptions::default()).expect("open");
     let sink = storage.sink();
     let started = Instant::now();
     for doc in docs {
@@ -210,12 +211,14 @@ fn main() {
     let (mut floor_s, mut writer_s, mut send_ns, mut ser_s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut floor_gz_s = Vec::new();
     let mut ceiling_s = Vec::new();
-    let _ = writer(template.clone(), &dir); // warm-up: thread start, page cache
+    let mut plain_s = Vec::new();
+    let _ = writer(template.clone(), &dir, BatchEncoding::Gzip); // warm-up: thread start, page cache
     for _ in 0..samples {
         floor_s.push(floor(&lines, &dir).as_secs_f64());
         floor_gz_s.push(floor_gzip(&lines, &dir).as_secs_f64());
         ceiling_s.push(serialize_and_append(template.clone(), &dir).as_secs_f64());
-        let (total, sent) = writer(template.clone(), &dir);
+        plain_s.push(writer(template.clone(), &dir, BatchEncoding::Identity).0.as_secs_f64());
+        let (total, sent) = writer(template.clone(), &dir, BatchEncoding::Gzip);
         writer_s.push(total.as_secs_f64());
         send_ns.push(sent.as_nanos() as f64 / DOCS as f64);
         let mut out = Vec::with_capacity(lines.len());
@@ -229,6 +232,7 @@ fn main() {
 
     let (floor_med, floor_p95) = median_p95(floor_s);
     let (floor_gz_med, floor_gz_p95) = median_p95(floor_gz_s);
+    let (plain_med, plain_p95) = median_p95(plain_s);
     let (writer_med, writer_p95) = median_p95(writer_s.clone());
     let (ser_med, _) = median_p95(ser_s);
     let (ceiling_med, ceiling_p95) = median_p95(ceiling_s);
@@ -252,6 +256,12 @@ fn main() {
         docs / writer_p95
     );
     println!("{:<44} {:>9.1} MB/s {:>9.1} MB/s", "writer, send to flushed: bytes", mb / writer_med, mb / writer_p95);
+    println!(
+        "{:<44} {:>11.0} /s {:>11.0} /s",
+        "writer, plain batches (no seal compression)",
+        docs / plain_med,
+        docs / plain_p95
+    );
     println!(
         "{:<44} {:>11.0} /s {:>11.0} /s",
         "one thread: serialize + append + free",
