@@ -118,8 +118,8 @@ async function runRate(scenario, spec) {
   await target.settle();
   const seen = frames.stop();
   const flush = target.flush();
-  const major = await gcs.stop();
   const cpu = cpuSince(c0); // the whole run: the generator and the frame ticker (the same for every variant) included
+  const major = await gcs.stop();
   const w = written(target, spec);
   return finish(target, {
     metrics: {

@@ -3,7 +3,8 @@
 // "bytes written" compares document counts, not a JS SDK that leaves out ddtags or the sampling
 // rate. For the same calls, each peer's documents must have the module's field paths, kind for
 // kind, and validate against the RUM event format as the module's do (the default source,
-// "harmony", being the one value outside the format's enum).
+// "harmony", being the one value outside the format's enum). And the harness's GC observer, which
+// explains a busiest frame at a trickle, counts V8's full collections and only those.
 
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -11,6 +12,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 
+import v8 from 'node:v8';
+import vm from 'node:vm';
+
+import { startMajorGcObserver } from '../../benches/burst/ticker.mjs';
 import { createTarget } from '../../benches/burst/variants.mjs';
 import { SCHEMAS_MISSING_NOTE, schemaValidator } from '../shared/schema.mjs';
 import { readBatchFiles } from './lib/helpers.mjs';
@@ -71,4 +76,17 @@ test('the JS peers write documents the format accepts', (t) => {
     const errors = docs.flatMap((d, i) => v.validate(d).filter((e) => !sourceEnum(e)).map((e) => `${variant} #${i} (${d.type}): ${e}`));
     assert.deepEqual(errors, []);
   }
+});
+
+test('the GC observer counts full collections, not scavenges', async () => {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc');
+  const full = startMajorGcObserver();
+  gc(); // a full (mark-compact) collection
+  const seenFull = await full.stop();
+  assert.ok(seenFull.count >= 1, `full GCs seen: ${JSON.stringify(seenFull)}`);
+  assert.ok(seenFull.longestMs > 0, 'the pause is measured');
+  const minor = startMajorGcObserver();
+  gc({ type: 'minor' }); // a scavenge
+  assert.deepEqual(await minor.stop(), { count: 0, longestMs: 0 }, 'a scavenge is not a full GC');
 });

@@ -29,13 +29,18 @@ test("slices and the turn end are scheduled with the global object's setTimeout,
     scheduled.push({ name: fn?.name, ms });
     return original(fn, ms, ...rest);
   };
+  // The pipeline stops before its directory goes (after-hooks run in the order they were added).
+  const dir = tmpDir(null);
   let p;
+  t.after(() => {
+    p?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
   try {
-    p = new RumPipeline(pipelineOptions(tmpDir(t), { turnBudgetMs: 1 }));
+    p = new RumPipeline(pipelineOptions(dir, { turnBudgetMs: 1 }));
   } finally {
     globalThis.setTimeout = original;
   }
-  t.after(() => p.stop());
   p.startView('v', 'Timers');
   burstUntilQueued(p, { min: 50 });
   await waitDrained(p);

@@ -11,7 +11,8 @@ import zlib from 'node:zlib';
  */
 export function tmpDir(t, prefix = 'rum-test-') {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  const remove = () => fs.rmSync(dir, { recursive: true, force: true });
+  // Retried: a pipeline a test left running may still be adding a file while the tree goes.
+  const remove = () => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
   if (t) t.after(remove);
   else if (t === undefined) process.on('exit', remove);
   return dir;
