@@ -50,6 +50,7 @@ mod shared;
 mod store;
 mod writer;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -236,7 +237,7 @@ impl Storage {
                 Next::Unchecked => return Err(StorageError::Busy(UPLOAD_LOCK_WAIT)),
             };
             // Read outside the lock: the writer never touches a claimed file.
-            let data = match fs.read(&claim.path) {
+            let mut data = match fs.read(&claim.path) {
                 Ok(data) => data,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                     let _ = self.apply_or_defer(deadline, Deferred::Forget(claim.id));
@@ -259,8 +260,21 @@ impl Storage {
             let whole = segment::whole_lines(&data);
             // Only a batch found at open with lines that are not documents: never the writer's.
             let filtered = claim.filter.then(|| ndjson::keep_documents(whole).0);
-            let (body, event_count) = reader::reduce_views(filtered.as_deref().unwrap_or(whole));
-            let body = body.into_owned();
+            let (reduced, event_count) = reader::reduce_views(filtered.as_deref().unwrap_or(whole));
+            let body = match reduced {
+                Cow::Owned(body) => body,
+                // Nothing to reduce: what was read (or filtered) is the body, without a copy.
+                Cow::Borrowed(kept) => {
+                    let whole_len = kept.len();
+                    match filtered {
+                        Some(filtered) => filtered,
+                        None => {
+                            data.truncate(whole_len);
+                            data
+                        }
+                    }
+                }
+            };
             if event_count == 0 {
                 let _ = self.apply_or_defer(deadline, Deferred::Discard(claim.id));
                 continue;
