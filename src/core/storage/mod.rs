@@ -237,7 +237,7 @@ impl Storage {
                 Next::Unchecked => return Err(StorageError::Busy(UPLOAD_LOCK_WAIT)),
             };
             // Read outside the lock: the writer never touches a claimed file.
-            let mut data = match fs.read(&claim.path) {
+            let data = match fs.read(&claim.path) {
                 Ok(data) => data,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                     let _ = self.apply_or_defer(deadline, Deferred::Forget(claim.id));
@@ -263,16 +263,12 @@ impl Storage {
             let (reduced, event_count) = reader::reduce_views(filtered.as_deref().unwrap_or(whole));
             let body = match reduced {
                 Cow::Owned(body) => body,
-                // Nothing to reduce: what was read (or filtered) is the body, without a copy.
+                // Nothing to reduce: the filtered lines, or the whole lines read, are the body.
                 Cow::Borrowed(kept) => {
-                    let whole_len = kept.len();
-                    match filtered {
-                        Some(filtered) => filtered,
-                        None => {
-                            data.truncate(whole_len);
-                            data
-                        }
-                    }
+                    let len = kept.len();
+                    let mut body = filtered.unwrap_or(data);
+                    body.truncate(len);
+                    body
                 }
             };
             if event_count == 0 {
