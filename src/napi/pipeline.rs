@@ -159,7 +159,7 @@ impl RumPipeline {
     }
 
     /// Starts (or restarts) the view `key`.
-    #[napi(catch_unwind, ts_args_type = "key: string, name: string, attributes?: Attrs")]
+    #[napi(catch_unwind, ts_args_type = "key: string, name: string, attributes?: Attributes")]
     pub fn start_view(&self, env: Env, key: Unknown, name: Unknown, attributes: Unknown) -> Result<()> {
         self.record(&env, "startView", |r| {
             let key = self.text(r, &key, "key")?;
@@ -169,7 +169,7 @@ impl RumPipeline {
     }
 
     /// Stops the view `key` (its final document has `is_active: false`).
-    #[napi(catch_unwind, ts_args_type = "key: string, attributes?: Attrs")]
+    #[napi(catch_unwind, ts_args_type = "key: string, attributes?: Attributes")]
     pub fn stop_view(&self, env: Env, key: Unknown, attributes: Unknown) -> Result<()> {
         self.record(&env, "stopView", |r| {
             Ok((EventKind::StopView { key: self.text(r, &key, "key")? }, self.attrs(r, &attributes)?))
@@ -177,7 +177,7 @@ impl RumPipeline {
     }
 
     /// Records a user action on the current view.
-    #[napi(catch_unwind, ts_args_type = "type: ActionType, name: string, attributes?: Attrs")]
+    #[napi(catch_unwind, ts_args_type = "type: ActionType, name: string, attributes?: Attributes")]
     pub fn add_action(&self, env: Env, action_type: Unknown, name: Unknown, attributes: Unknown) -> Result<()> {
         if self.untracked() {
             return Ok(());
@@ -244,7 +244,10 @@ impl RumPipeline {
     }
 
     /// Records an error; everything called before it is processed first.
-    #[napi(catch_unwind, ts_args_type = "message: string, source: ErrorSource, stack?: string, attributes?: Attrs")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "message: string, source: ErrorSource, stack?: string, attributes?: Attributes"
+    )]
     pub fn add_error(
         &self,
         env: Env,
@@ -277,7 +280,7 @@ impl RumPipeline {
     }
 
     /// Starts a resource (a network request) identified by `key`.
-    #[napi(catch_unwind, ts_args_type = "key: string, method: string, url: string, attributes?: Attrs")]
+    #[napi(catch_unwind, ts_args_type = "key: string, method: string, url: string, attributes?: Attributes")]
     pub fn start_resource(
         &self,
         env: Env,
@@ -300,7 +303,7 @@ impl RumPipeline {
     /// Stops the resource `key` and records it.
     #[napi(
         catch_unwind,
-        ts_args_type = "key: string, statusCode: number, kind: ResourceKind, sizeBytes?: number, attributes?: Attrs"
+        ts_args_type = "key: string, statusCode: number, kind: ResourceKind, sizeBytes?: number, attributes?: Attributes"
     )]
     pub fn stop_resource(
         &self,

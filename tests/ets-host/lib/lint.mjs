@@ -128,6 +128,16 @@ export function lint() {
   return { problems, summary: `${what}; ohos-typescript ${ts.version} ArkTS 1.1 rules; ${counts}` };
 }
 
+/**
+ * The native library's index.d.ts checked on its own, declarations included: the SDK program
+ * skips library checks (as ets-loader does), so a name the file uses but never declares would
+ * pass there and fail in a user's project that checks it.
+ */
+function nativeDtsProgram() {
+  const options = { target: ts.ScriptTarget.ES2021, lib: ['lib.es2021.d.ts'], types: [], strict: true, noEmit: true, skipLibCheck: false };
+  return ts.createProgram([NATIVE_DTS], options);
+}
+
 /** The real SDK's type check of every .ets file (ETS mode, UI components included), or null. */
 export function sdkTypecheck() {
   const sdk = findSdk();
@@ -136,6 +146,7 @@ export function sdkTypecheck() {
   }
   const { builder, files, what } = sdkProgram(sdk);
   const program = builder.getProgram();
-  const { problems, counts } = report(ts.getPreEmitDiagnostics(program), files);
-  return { problems, summary: `${what}; ohos-typescript ${ts.version}; ${counts}` };
+  const diagnostics = [...ts.getPreEmitDiagnostics(program), ...ts.getPreEmitDiagnostics(nativeDtsProgram())];
+  const { problems, counts } = report(diagnostics, [...files, NATIVE_DTS]);
+  return { problems, summary: `${what}, and index.d.ts with its declarations checked; ohos-typescript ${ts.version}; ${counts}` };
 }

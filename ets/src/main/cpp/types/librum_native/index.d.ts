@@ -329,27 +329,27 @@ export interface PipelineStats {
 export declare class RumPipeline {
   constructor(options: PipelineOptions)
   /** Starts (or restarts) the view `key`. */
-  startView(key: string, name: string, attributes?: Attrs): void
+  startView(key: string, name: string, attributes?: Attributes): void
   /** Stops the view `key` (its final document has `is_active: false`). */
-  stopView(key: string, attributes?: Attrs): void
+  stopView(key: string, attributes?: Attributes): void
   /** Records a user action on the current view. */
-  addAction(type: ActionType, name: string, attributes?: Attrs): void
+  addAction(type: ActionType, name: string, attributes?: Attributes): void
   /**
    * Records many actions in one call: `events` is an array (or a Sendable `collections.Array`)
    * of `{ type, name, attributes? }`. All are checked before any is recorded.
    */
   addActions(events: Array<ActionEvent>): void
   /** Records an error; everything called before it is processed first. */
-  addError(message: string, source: ErrorSource, stack?: string, attributes?: Attrs): void
+  addError(message: string, source: ErrorSource, stack?: string, attributes?: Attributes): void
   /**
    * Records a crash after everything called before it, writes it to disk and fsyncs. Returns
    * false as `flush()` does.
    */
   markCrash(message: string, stack?: string): boolean
   /** Starts a resource (a network request) identified by `key`. */
-  startResource(key: string, method: string, url: string, attributes?: Attrs): void
+  startResource(key: string, method: string, url: string, attributes?: Attributes): void
   /** Stops the resource `key` and records it. */
-  stopResource(key: string, statusCode: number, kind: ResourceKind, sizeBytes?: number, attributes?: Attrs): void
+  stopResource(key: string, statusCode: number, kind: ResourceKind, sizeBytes?: number, attributes?: Attributes): void
   /**
    * Records a named timing on the current view: `view.custom_timings[name]`, ns since the view
    * started (a later call with the same name replaces it).
