@@ -124,7 +124,12 @@ WRAPPER
 done
 
 # ---- 2. the HAR's type definitions ----
-if [[ -f "$ROOT/scripts/gen-dts.sh" ]]; then
+# gen-dts.sh builds the host library and asks Node for its exports; DevEco ships a node but does
+# not put it on the PATH, and the committed index.d.ts serves when it is missing.
+if ! command -v node >/dev/null; then
+  echo "build-ohos: node is not on the PATH, so index.d.ts was not regenerated: the committed one is used" >&2
+  echo "  (scripts/gen-dts.sh --check on a machine with node says whether it matches the library)." >&2
+elif [[ -f "$ROOT/scripts/gen-dts.sh" ]]; then
   echo "== scripts/gen-dts.sh (ets/src/main/cpp/types/librum_native/index.d.ts)"
   bash "$ROOT/scripts/gen-dts.sh"
 fi
@@ -166,3 +171,9 @@ hvigorw assembleHap --mode module -p module=entry@default -p product=default -p 
 echo
 echo "HAR: $(ls ets/build/default/outputs/default/*.har 2>/dev/null | tr '\n' ' ')"
 echo "HAP: $(ls entry/build/default/outputs/default/*.hap 2>/dev/null | tr '\n' ' ')"
+if ls entry/build/default/outputs/default/*-unsigned.hap >/dev/null 2>&1 &&
+  ! ls entry/build/default/outputs/default/*-signed.hap >/dev/null 2>&1; then
+  echo "build-ohos: the HAP is unsigned (build-profile.json5 has no signingConfigs), and hdc install refuses" >&2
+  echo "  an unsigned HAP. In DevEco Studio: File > Project Structure > Signing Configs > Automatically" >&2
+  echo "  generate signature (it writes signingConfigs into build-profile.json5), then run this again." >&2
+fi

@@ -12,6 +12,9 @@
 #
 #   parse      every .ets / .json5 / .json parses (ohos-typescript, json5)
 #   project    hvigor files agree: modules, task types, model versions, packages, resources
+#   rules      what es2abc and obfuscation need that the linter does not check: a @Concurrent
+#              function uses only imports, parameters and its locals; both keep lists
+#              (-keep-property-name) name every property and method of index.d.ts
 #   lint       ohos-typescript's ArkTS linter with the options DevEco's compiler sets
 #              (needDoArkTsLinter, isCompatibleVersion false, ets-loader's tsconfig): every .ets
 #              of ets/ and entry/, UI pages included; any error or warning fails
@@ -36,7 +39,7 @@ for arg in "$@"; do
   case "$arg" in
     --ohos) RUN_OHOS=1 ;;
     -h | --help)
-      sed -n '2,29p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -86,7 +89,7 @@ if [[ ${#NAMES[@]} -eq 0 ]]; then
 fi
 
 if [[ ${#NAMES[@]} -eq 0 ]]; then
-  for check in parse project lint typecheck; do
+  for check in parse project rules lint typecheck; do
     echo "== $check"
     if (cd "$HOST" && node check.mjs "$check"); then
       record "$check" PASS

@@ -142,6 +142,29 @@ test('Sendable events are accepted in place of plain arguments', (t) => {
   assert.ok(ofType(docs, 'view').some((d) => d.view.name === 'Settings' && d.context.tab === 'settings'));
 });
 
+test('Sendable events built from another thread\'s copy of their classes are accepted', async (t) => {
+  // On a device a module is loaded once per thread: an event a TaskPool task built is an instance
+  // of that thread's RumAction, not of the UI thread's. A second instance of the events module
+  // stands in for the task's copy.
+  const other = await import(new URL('src/main/ets/events/RumEvents.js?thread=taskpool', h.indexUrl).href);
+  assert.notEqual(other.RumAction, h.facade.RumAction, 'a separate copy of the classes');
+  const m = monitor(t);
+  m.startView(new other.RumView('cart', 'Cart'));
+  m.addAction(new other.RumAction('tap', 'checkout').with('items', 2));
+  m.addError(new other.RumError('card declined', 'network'));
+  const resource = new other.RumResource('pay-1', 'POST', 'https://pay.example.test/charge');
+  m.startResource(resource);
+  m.stopResource(resource.complete(200, 'fetch'));
+  m.flush();
+  const docs = drainBatches(m);
+  const [action] = ofType(docs, 'action');
+  assert.equal(action.action.target.name, 'checkout');
+  assert.equal(action.context.items, 2);
+  assert.equal(ofType(docs, 'error')[0].error.message, 'card declined');
+  assert.equal(ofType(docs, 'resource')[0].resource.status_code, 200);
+  assert.ok(ofType(docs, 'view').some((d) => d.view.name === 'Cart'));
+});
+
 test('addActions hands a whole collections.Array to the pipeline in one native call', (t) => {
   const { RumAction } = h.facade;
   const { collections } = h;

@@ -39,7 +39,7 @@ export function loadFacade() {
       const { collections, taskpool } = await import(stub('kit.ArkTS.mjs'));
       const { hilog } = await import(stub('kit.PerformanceAnalysisKit.mjs'));
       process.on('exit', () => rmSync(built.outDir, { recursive: true, force: true }));
-      return { facade, native, collections, taskpool, hilog };
+      return { facade, native, collections, taskpool, hilog, indexUrl: built.indexUrl };
     })();
   }
   return loading;
