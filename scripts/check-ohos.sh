@@ -7,7 +7,7 @@
 #   scripts/check-ohos.sh                      # aarch64-unknown-linux-ohos
 #   OHOS_CHECK_TARGETS="aarch64-unknown-linux-ohos x86_64-unknown-linux-ohos" scripts/check-ohos.sh
 #
-# Needs the nightly toolchain; installs its rust-src component when missing. Output goes to
+# Needs rustup; installs the nightly toolchain and its rust-src component when missing. Output goes to
 # target/ohos-check so it never invalidates the host build.
 set -euo pipefail
 
@@ -22,8 +22,11 @@ fail() {
 
 [[ -f "$ROOT/Cargo.toml" ]] || fail "no Cargo.toml in $ROOT"
 command -v rustup >/dev/null || fail "rustup is required (https://rustup.rs)"
-rustup toolchain list | grep -q '^nightly' ||
-  fail "the nightly toolchain is missing: rustup toolchain install nightly --profile minimal"
+if ! rustup toolchain list | grep -q '^nightly'; then
+  echo "check-ohos: installing the nightly toolchain (rustup, minimal profile)"
+  rustup toolchain install nightly --profile minimal --component rust-src ||
+    fail "could not install the nightly toolchain: rustup toolchain install nightly --profile minimal"
+fi
 if ! rustup component list --toolchain nightly --installed | grep -q '^rust-src'; then
   echo "check-ohos: installing rust-src for the nightly toolchain"
   rustup component add rust-src --toolchain nightly

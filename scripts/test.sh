@@ -23,6 +23,7 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "cargo not found: install Rust 1.88 or newer with rustup (https://rustup.rs), then run this again" >&2
   exit 1
 fi
+need cc gcc # the linker cargo calls
 need node nodejs
 need npm npm
 need nm binutils

@@ -23,7 +23,7 @@ const QUICK_RATE_MS = 1_000;
 
 const USAGE = `usage: scripts/burst [--quick] [--samples N] [--only a,b] [--out DIR] [--storage DIR] [--check]
 
-Measures the RUM burst scenarios of DESIGN.md ("Measuring") in Node.js against
+Measures the RUM burst scenarios (docs/benchmarks.md) in Node.js against
 target/release/librum_native.so (or $RUM_NATIVE_LIB), side by side with the pure-JS
 baseline (the pre-queue SDK), the JS queue (the reference change's dispatch queue and
 view coalescing in plain JS) and the copy-only floor, and prints the table: stalls,

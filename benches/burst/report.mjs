@@ -212,6 +212,14 @@ export function judgeTargets(entries) {
       pass: small === null || large === null ? null : large <= small,
       measured: `${large === null ? '—' : large.toFixed(2)} µs per action at 100,000 against ${small === null ? '—' : small.toFixed(2)} µs at 3,700`,
     });
+    // Issue 12's absolute form of the same: at most 1 µs per action beyond the floor's loop.
+    const perActionMaxUs = 1;
+    t.push({
+      id: 'scale-1us', target: `The 100,000-action stall at most ${perActionMaxUs} µs per action beyond the floor`,
+      rule: `loop-100000 longest_stall_ms: (native median − floor median) / 100,000 ≤ ${perActionMaxUs} µs`,
+      pass: large === null ? null : large <= perActionMaxUs,
+      measured: `${large === null ? '—' : large.toFixed(2)} µs per action (native ${fmtValue(med(big, 'native'), 'ms')}, floor ${fmtValue(med(big, 'floor'), 'ms')})`,
+    });
   }
   t.push(...aheadOfJsQueue(get));
   return t;

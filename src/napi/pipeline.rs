@@ -491,7 +491,9 @@ impl RumPipeline {
         PipelineStats::read(&Sources { dispatch: self.shared.pipeline.counters(), storage: &storage })
     }
 
-    /// Claims the oldest sealed batch for upload: `{ id, body, eventCount, bytes }`, or null when
+    /// Claims the oldest sealed batch for upload: `{ id, encoding, body, eventCount, bytes }` (the
+    /// body is gzip-compressed NDJSON when `encoding` is "gzip", the default `batchEncoding`: send
+    /// it with `Content-Encoding: gzip`; plain NDJSON when "identity"), or null when
     /// none is ready — or when the writer has held the directory for over 16 ms (a stalled disk;
     /// counted in `stats().uploadWaitsGivenUp`): the UI thread does not wait on the disk — or when
     /// claiming or reading the batch failed (logged, counted in `stats().uploadErrors`).
