@@ -1,5 +1,5 @@
 //! Logging: hilog on HarmonyOS, stderr on the host. Messages are plain text; on hilog they are
-//! passed as a printf format, so `%` is escaped.
+//! passed as a printf format, so `%` is escaped, and as a C string, so a NUL is written `\0`.
 
 /// Severity of a log line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,10 +15,13 @@ pub enum Level {
 const HILOG_DOMAIN: u32 = 0x3D00;
 const TAG: &str = "rum-native";
 
-/// Escapes `%` so hilog prints the message verbatim instead of reading it as a format.
-pub fn escape_percent(msg: &str) -> std::borrow::Cow<'_, str> {
-    if msg.contains('%') {
-        std::borrow::Cow::Owned(msg.replace('%', "%%"))
+/// The message as hilog must get it: `%` escaped (hilog reads the text as a printf format), and
+/// NUL written as `\0`. Messages carry JS text (a mapper's error message, an attribute key), and
+/// ohos-hilog-binding builds its C string with `CString::new(..).unwrap()`, which panics on a NUL:
+/// a log line would then throw out of `addAction` or stop a slice halfway.
+pub fn hilog_text(msg: &str) -> std::borrow::Cow<'_, str> {
+    if msg.contains(['%', '\0']) {
+        std::borrow::Cow::Owned(msg.replace('%', "%%").replace('\0', "\\0"))
     } else {
         std::borrow::Cow::Borrowed(msg)
     }
@@ -31,7 +34,7 @@ pub fn log(level: Level, msg: &str) {
     INIT.call_once(|| {
         ohos_hilog_binding::set_global_options(ohos_hilog_binding::LogOptions { domain: HILOG_DOMAIN, tag: TAG });
     });
-    let msg = escape_percent(msg);
+    let msg = hilog_text(msg);
     match level {
         Level::Debug => hilog_debug!(msg),
         Level::Info => hilog_info!(msg),
@@ -68,8 +71,11 @@ pub fn info(msg: &str) {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn percent_is_escaped_for_hilog() {
-        assert_eq!(super::escape_percent("100% done"), "100%% done");
-        assert_eq!(super::escape_percent("plain"), "plain");
+    fn hilog_text_escapes_percent_and_has_no_nul() {
+        assert_eq!(super::hilog_text("100% done"), "100%% done");
+        assert_eq!(super::hilog_text("plain"), "plain");
+        let text = super::hilog_text("mapper threw: a\0b %s");
+        assert_eq!(text, "mapper threw: a\\0b %%s");
+        assert!(std::ffi::CString::new(text.as_ref()).is_ok(), "hilog's CString::new must not fail");
     }
 }

@@ -106,6 +106,31 @@ fn files_and_directories_are_owner_only() {
 }
 
 #[test]
+fn a_late_answer_for_a_stale_claim_does_not_touch_the_batch_claimed_again() {
+    let (dir, clock) = setup();
+    let config = small_config(dir.path());
+    let storage = open(&config, &clock);
+    storage.sink().write(action(0, 10)).unwrap();
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    let slow = storage.next_batch().unwrap().unwrap();
+    // The first uploader takes longer than the claim timeout: the claim is released and the
+    // batch handed to the next uploader, under an id of its own.
+    clock.advance(config.claim_timeout_ms as i64 + 1);
+    let retry = storage.next_batch().unwrap().unwrap();
+    assert_eq!(body_lines(&retry), body_lines(&slow), "the same batch");
+    assert_ne!(retry.id, slow.id, "a new claim, a new id");
+    for delivered in [false, true] {
+        let e = storage.complete_batch(&slow.id, delivered).unwrap_err();
+        assert!(matches!(e, StorageError::UnknownBatch(_)), "{e}");
+    }
+    assert_eq!(seqs_on_disk(storage.directory()), vec![0], "still there, still claimed by the second uploader");
+    assert!(storage.next_batch().unwrap().is_none(), "not handed out a third time");
+    storage.complete_batch(&retry.id, true).unwrap();
+    assert_eq!(seqs_on_disk(storage.directory()), Vec::<u64>::new());
+    assert_eq!(storage.counters().batches_delivered.get(), 1);
+}
+
+#[test]
 fn next_batch_claims_the_oldest_and_complete_deletes_or_releases_it() {
     let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);
@@ -115,7 +140,7 @@ fn next_batch_claims_the_oldest_and_complete_deletes_or_releases_it() {
     }
     let first = storage.next_batch().unwrap().unwrap();
     assert_eq!(seq_of(&parse_lines(&body_lines(&first))[0]), 0);
-    assert!(first.id.starts_with("batch-") && first.id.ends_with(".ndjson"), "{}", first.id);
+    assert!(first.id.starts_with("batch-") && first.id.ends_with(".uploading"), "the claim's name: {}", first.id);
     let claimed: Vec<bool> = batch_files(storage.directory()).iter().map(|f| f.1).collect();
     assert_eq!(claimed, vec![true, false, false], "the claim is a rename");
 
@@ -123,7 +148,7 @@ fn next_batch_claims_the_oldest_and_complete_deletes_or_releases_it() {
     assert_eq!(seq_of(&parse_lines(&body_lines(&second))[0]), 1, "a claimed batch is not returned twice");
     storage.complete_batch(&second.id, false).unwrap();
     let again = storage.next_batch().unwrap().unwrap();
-    assert_eq!(again.id, second.id, "a released batch is the next one claimed");
+    assert_eq!(body_lines(&again), body_lines(&second), "a released batch is the next one claimed");
 
     storage.complete_batch(&first.id, true).unwrap();
     storage.complete_batch(&again.id, true).unwrap();

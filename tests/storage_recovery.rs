@@ -91,7 +91,9 @@ fn stale_claims_are_released_and_fresh_ones_kept() {
     assert_eq!(storage.counters().stale_claims_released.get(), 1);
     assert!(root.join(format!("batch-{T0}-1.ndjson")).exists(), "released: its batch name is back");
     assert_eq!(uploaded_seqs(&storage), vec![0, 1, 3], "the fresh claim still belongs to its uploader");
-    storage.complete_batch(&format!("batch-{T0}-2.ndjson"), true).unwrap();
+    // Its id is the claimed file's name: what the uploader of the earlier process was given.
+    assert!(storage.complete_batch(&format!("batch-{T0}-2.ndjson"), true).is_err(), "a batch name is not a claim");
+    storage.complete_batch(&format!("batch-{T0}-2.ndjson.{fresh}.uploading"), true).unwrap();
     assert!(batch_files(&root).is_empty());
     assert_eq!(storage.counters().events_delivered.get(), 4);
 }
@@ -107,7 +109,7 @@ fn a_claim_that_outlives_the_timeout_in_this_process_is_released_too() {
     assert_eq!(storage.next_batch().unwrap(), None);
     clock.advance(config.claim_timeout_ms as i64);
     let again = storage.next_batch().unwrap().unwrap();
-    assert_eq!(again.id, lost.id);
+    assert_ne!(again.id, lost.id, "a new claim, with an id of its own");
     assert_eq!(again.body, lost.body);
 }
 
@@ -167,6 +169,50 @@ fn limits_apply_at_open_to_what_an_earlier_process_left() {
     let seqs: Vec<u64> = batch_files(&root).iter().map(|f| f.0).collect();
     assert_eq!(seqs, vec![5, 6, 7, 8]);
     assert!(bytes_on_disk(&root) <= config.disk_quota_bytes);
+}
+
+#[test]
+fn a_compressed_batch_that_expands_past_the_largest_batch_is_evicted_at_open() {
+    use std::io::Write;
+    let (dir, clock) = setup();
+    let root = rum(dir.path());
+    let config = small_config(dir.path());
+    // A few KiB of gzip that expand to far more than any batch this configuration writes (a
+    // foreign or corrupt file, the shape of a gzip bomb), beside a good batch.
+    let bomb_lines = "{}\n".repeat(usize::try_from(config.batch_max_bytes * 64).unwrap());
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    enc.write_all(bomb_lines.as_bytes()).unwrap();
+    let bomb = enc.finish().unwrap();
+    assert!((bomb.len() as u64) < config.batch_max_bytes, "it passes the size check at open");
+    std::fs::write(root.join(format!("batch-{T0}-1.ndjson.gz")), &bomb).unwrap();
+    std::fs::write(root.join(format!("batch-{T0}-2.ndjson")), lines(0..2)).unwrap();
+    let storage = open(&config, &clock);
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done, "the writer has checked them");
+    assert_eq!(storage.counters().evicted_batches_oversize.get(), 1);
+    assert_eq!(batch_files(&root).iter().map(|f| f.0).collect::<Vec<_>>(), vec![2], "the bomb is gone");
+    assert_eq!(uploaded_seqs(&storage), vec![0, 1]);
+}
+
+#[test]
+fn files_far_past_the_largest_batch_are_evicted_at_open_unread_claimed_or_not() {
+    let (dir, clock) = setup();
+    let root = rum(dir.path());
+    let config = small_config(dir.path());
+    let largest = config.batch_max_bytes.max(config.event_max_bytes + 1);
+    // Whole lines, so that a read would count them: more than four times the largest batch.
+    let giant = lines(0..5 * largest / 20);
+    assert!(giant.len() as u64 > 4 * largest);
+    let fresh = clock.now() - MINUTE;
+    std::fs::write(root.join(format!("batch-{T0}-1.ndjson")), &giant).unwrap();
+    std::fs::write(root.join(format!("batch-{T0}-2.ndjson.{fresh}.uploading")), &giant).unwrap();
+    std::fs::write(root.join(format!("batch-{T0}-3.ndjson.gz")), &giant).unwrap();
+    std::fs::write(root.join(format!("batch-{T0}-4.ndjson")), lines(0..2)).unwrap();
+    let storage = open(&config, &clock);
+    let c = storage.counters();
+    assert_eq!(c.evicted_batches_oversize.get(), 3, "by their listed size, the claimed one too");
+    assert_eq!(c.evicted_events_oversize.get(), 0, "unread, so their lines are not counted");
+    assert_eq!(batch_files(&root).iter().map(|f| f.0).collect::<Vec<_>>(), vec![4]);
+    assert_eq!(uploaded_seqs(&storage), vec![0, 1]);
 }
 
 #[test]

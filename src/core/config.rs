@@ -168,6 +168,11 @@ pub const MAX_QUEUE_CAPACITY: u64 = 1_000_000;
 /// below what a device can allocate.
 pub const MAX_EVENT_MAX_BYTES: u64 = 64 * 1024 * 1024;
 
+/// The largest `batchMaxBytes`: the writer holds a batch in memory while it seals it (read back,
+/// views reduced, compressed) and an uploader holds its body, so the batch size sets how much both
+/// allocate. 16 MiB is four times the mobile SDKs' largest batch (4 MB).
+pub const MAX_BATCH_MAX_BYTES: u64 = 16 * 1024 * 1024;
+
 /// The largest `maxBatchFiles`: the writer keeps one small record per file in memory.
 pub const MAX_MAX_BATCH_FILES: u64 = 1_000_000;
 
@@ -259,6 +264,38 @@ impl std::error::Error for ConfigError {}
 impl Config {
     /// Checks every setting; the first bad one is reported with its option name. This is the only
     /// place ranges are checked: the binding only turns JS values into these fields.
+    /// The first option in which `other` differs from this configuration, by its JS name, among
+    /// those a pipeline fixes when it opens a directory: a second `RumPipeline` on the same
+    /// directory shares the first one's scopes and writer, so a different value would be silently
+    /// ignored. `storageDir` (compared canonical by the registry), the device context and the
+    /// starting connectivity (facts a later handle may read a little differently; they change
+    /// through their own calls) are not compared.
+    pub fn differing_option(&self, other: &Config) -> Option<&'static str> {
+        let checks: [(&'static str, bool); 20] = [
+            ("applicationId", self.application_id == other.application_id),
+            ("service", self.service == other.service),
+            ("version", self.version == other.version),
+            ("env", self.env == other.env),
+            ("source", self.source == other.source),
+            ("sessionSampleRate", self.session_sample_rate == other.session_sample_rate),
+            ("trackingConsent", self.tracking_consent == other.tracking_consent),
+            ("turnBudgetMs", self.turn_budget_ms == other.turn_budget_ms),
+            ("queueCapacity", self.queue_capacity == other.queue_capacity),
+            ("batchMaxBytes", self.batch_max_bytes == other.batch_max_bytes),
+            ("batchWindowMs", self.batch_window_ms == other.batch_window_ms),
+            ("diskQuotaBytes", self.disk_quota_bytes == other.disk_quota_bytes),
+            ("maxBatchFiles", self.max_batch_files == other.max_batch_files),
+            ("batchMaxAgeMs", self.batch_max_age_ms == other.batch_max_age_ms),
+            ("eventMaxBytes", self.event_max_bytes == other.event_max_bytes),
+            ("preConsentMaxBytes", self.pre_consent_max_bytes == other.pre_consent_max_bytes),
+            ("claimTimeoutMs", self.claim_timeout_ms == other.claim_timeout_ms),
+            ("flushTimeoutMs", self.flush_timeout_ms == other.flush_timeout_ms),
+            ("batchEncoding", self.batch_encoding == other.batch_encoding),
+            ("viewUpdateIntervalMs", self.view_update_interval_ms == other.view_update_interval_ms),
+        ];
+        checks.iter().find(|(_, same)| !same).map(|(name, _)| *name)
+    }
+
     pub fn validate(&self) -> Result<(), ConfigError> {
         fn bad(field: &'static str, reason: impl Into<String>) -> Result<(), ConfigError> {
             Err(ConfigError { field, reason: reason.into() })
@@ -281,6 +318,7 @@ impl Config {
         if self.batch_max_bytes < self.event_max_bytes.min(64 * 1024) {
             return bad("batchMaxBytes", "must be at least min(eventMaxBytes, 64 KiB)");
         }
+        within("batchMaxBytes", self.batch_max_bytes, 1, MAX_BATCH_MAX_BYTES)?;
         if self.disk_quota_bytes < self.batch_max_bytes {
             return bad("diskQuotaBytes", "must be at least batchMaxBytes");
         }
@@ -340,6 +378,7 @@ mod tests {
             (Config { turn_budget_ms: 1_001, ..valid() }, "turnBudgetMs"),
             (Config { max_batch_files: u32::MAX, ..valid() }, "maxBatchFiles"),
             (Config { event_max_bytes: MAX_EVENT_MAX_BYTES + 1, ..valid() }, "eventMaxBytes"),
+            (Config { batch_max_bytes: MAX_BATCH_MAX_BYTES + 1, ..valid() }, "batchMaxBytes"),
             (Config { batch_window_ms: 0, ..valid() }, "batchWindowMs"),
             (Config { view_update_interval_ms: 60_001, ..valid() }, "viewUpdateIntervalMs"),
         ];

@@ -538,14 +538,23 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
 impl<C: Clock, S: Scheduler> Drop for Dispatcher<C, S> {
     /// A thread's dispatcher going away (its JS object collected) still delivers what it queued.
     /// No turn is charged: no timer may fire for a dispatcher that no longer exists.
+    ///
+    /// It runs in a GC finalizer, which catches no panic (one there aborts the host): a panic
+    /// while delivering is caught here, logged and counted as a slice error.
     fn drop(&mut self) {
-        self.run_inbox(Mode::DRAIN);
-        if self.drain_unbudgeted().is_some() {
-            log::info("dispatcher dropped with queued events; they were processed first");
+        let delivered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.run_inbox(Mode::DRAIN);
+            if self.drain_unbudgeted().is_some() {
+                log::info("dispatcher dropped with queued events; they were processed first");
+            }
+            let mut docs = std::mem::take(&mut self.docs);
+            self.shared.emit_views(Moment::Forced, self.clock.mono_ns(), &mut docs);
+            self.deliver_all(&mut docs, Mode::DRAIN);
+        }));
+        if delivered.is_err() {
+            self.shared.counters().slice_errors.incr();
+            log::error("a dispatcher going away panicked while it delivered its queued events; the rest are lost");
         }
-        let mut docs = std::mem::take(&mut self.docs);
-        self.shared.emit_views(Moment::Forced, self.clock.mono_ns(), &mut docs);
-        self.deliver_all(&mut docs, Mode::DRAIN);
     }
 }
 

@@ -85,6 +85,13 @@ fn try_attach(config: &Config, canonical: &Path) -> Result<Arc<Shared>, Retry> {
                 existing.config.application_id
             ))));
         }
+        if let Some(option) = existing.config.differing_option(config) {
+            return Err(Retry::Fail(AttachError::Conflict(format!(
+                "{} is already open with another {option}: a pipeline on the same directory shares its \
+                 scopes and writer, so give it the same options",
+                canonical.display()
+            ))));
+        }
         return Ok(existing);
     }
     let storage = match Storage::open(config, StorageOptions::default()) {

@@ -290,12 +290,27 @@ pub fn to_js(env: sys::napi_env, value: &Value) -> Result<sys::napi_value> {
             }
             Value::Object(map) => {
                 ok(sys::napi_create_object(env, &mut out))?;
+                // Defined, not assigned: an assignment of `__proto__` would set the object's
+                // prototype instead of adding the key, and would run setters on
+                // Object.prototype. Each member is an own data property, as JSON.parse makes it.
+                let mut props = Vec::with_capacity(map.len());
                 for (k, item) in map {
                     let mut key = ptr::null_mut();
                     ok(sys::napi_create_string_utf8(env, k.as_ptr().cast(), k.len() as isize, &mut key))?;
-                    let v = to_js(env, item)?;
-                    ok(sys::napi_set_property(env, out, key, v))?;
+                    props.push(sys::napi_property_descriptor {
+                        utf8name: ptr::null(),
+                        name: key,
+                        method: None,
+                        getter: None,
+                        setter: None,
+                        value: to_js(env, item)?,
+                        attributes: sys::PropertyAttributes::writable
+                            | sys::PropertyAttributes::enumerable
+                            | sys::PropertyAttributes::configurable,
+                        data: ptr::null_mut(),
+                    });
                 }
+                ok(sys::napi_define_properties(env, out, props.len(), props.as_ptr()))?;
             }
         }
     }

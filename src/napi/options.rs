@@ -35,7 +35,7 @@ pub struct PipelineOptions {
     pub turn_budget_ms: Option<f64>,
     /// Queued events at most; at the bound a slice runs before the next event is queued. @default 5000
     pub queue_capacity: Option<f64>,
-    /// Roll the active batch past this size, bytes. @default 524288
+    /// Roll the active batch past this size, bytes; at most 16 MiB. @default 524288
     pub batch_max_bytes: Option<f64>,
     /// Roll an active batch older than this, ms. @default 10000
     pub batch_window_ms: Option<f64>,

@@ -13,6 +13,7 @@ import {
   burst,
   burstUntilQueued,
   loadNative,
+  ofType,
   pipelineOptions,
   range,
   readBatchFiles,
@@ -75,6 +76,26 @@ test('one pipeline per directory however its path is spelled (a symlink, a .. se
   assert.equal(first.flush(), true);
   assert.deepEqual(actionSeqs(readBatchFiles(dir).docs), range(0, next), 'one writer: every action once, in order');
   assert.deepEqual(fs.readdirSync(dir).sort(), ['rum', 'sub'], 'nothing written under another spelling');
+});
+
+test('a second pipeline on a directory must bring the same options, or it throws and changes nothing', (t) => {
+  const { RumPipeline } = loadNative();
+  const dir = tmpDir(t);
+  const first = new RumPipeline(pipelineOptions(dir, { diskQuotaBytes: 8 * 1024 * 1024 }));
+  t.after(() => first.stop());
+  for (const [option, value] of [['diskQuotaBytes', 16 * 1024 * 1024], ['trackingConsent', 'not_granted'], ['batchEncoding', 'identity']]) {
+    assert.throws(
+      () => new RumPipeline(pipelineOptions(dir, { diskQuotaBytes: 8 * 1024 * 1024, [option]: value })),
+      (e) => e instanceof Error && e.message.includes(`already open with another ${option}`),
+      option,
+    );
+  }
+  const same = new RumPipeline(pipelineOptions(dir, { diskQuotaBytes: 8 * 1024 * 1024 }));
+  t.after(() => same.stop());
+  same.startView('v', 'V');
+  same.addAction('tap', 'a');
+  assert.equal(first.flush(), true);
+  assert.equal(ofType(readBatchFiles(dir).docs, 'action').length, 1, 'the same options share the writer');
 });
 
 test('build-ohos.sh without the HarmonyOS SDK stops with exit code 2 and says what is missing', () => {

@@ -35,6 +35,24 @@ function catchUncaught(t) {
   return seen;
 }
 
+test('the mapper sees every attribute as an own property, __proto__ included', (t) => {
+  const { p, dir } = openPipeline(t);
+  let seen = null;
+  p.setEventMapper((doc) => {
+    seen = doc.context;
+    return doc;
+  });
+  p.startView('v', 'V');
+  // JSON.parse makes `__proto__` an own key, as a host's parsed payload would have it.
+  p.addAction('tap', 'one', JSON.parse('{"__proto__": "kept", "k": 1}'));
+  assert.equal(p.flush(), true);
+  assert.deepEqual(Object.getOwnPropertyDescriptor(seen, '__proto__')?.value, 'kept', 'an own property, not the prototype');
+  assert.equal(Object.getPrototypeOf(seen), Object.prototype);
+  const [a] = ofType(readBatchFiles(dir).docs, 'action');
+  assert.equal(Object.getOwnPropertyDescriptor(a.context, '__proto__')?.value, 'kept', 'and written back');
+  assert.equal(a.context.k, 1);
+});
+
 test('a mapper can change documents and sees no view documents', (t) => {
   const { p, dir } = openPipeline(t);
   const seenTypes = new Set();

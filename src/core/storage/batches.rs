@@ -108,6 +108,18 @@ pub(crate) struct Claim {
     /// Documents in a compressed batch (known at its seal or its check): its body is handed out
     /// as it is.
     pub events: u64,
+    /// When it was claimed: with the id, what names this claim (not an earlier or later one of
+    /// the same batch) to `complete`.
+    pub claimed_ms: i64,
+}
+
+impl Claim {
+    /// The id the uploader completes the claim with: the claimed file's name, batch and claim
+    /// time together. After a stale claim is released and the batch claimed again, the first
+    /// uploader's late answer no longer names it.
+    pub fn ticket(&self) -> String {
+        self.id.claimed_name(self.claimed_ms, self.encoding == BatchEncoding::Gzip)
+    }
 }
 
 /// What [`Batches::claim_next`] found.
@@ -133,6 +145,10 @@ pub(crate) struct Batches {
 }
 
 impl Batches {
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
     pub fn new(limits: Limits) -> Self {
         Self { limits, entries: BTreeMap::new(), active: None, bytes: 0, events: 0, sync_on_seal: false }
     }
@@ -378,10 +394,11 @@ impl Batches {
     pub fn apply_limits_at_open(&mut self, io: &mut IoContext, now: i64) {
         self.evict_aged(io, now);
         let largest = self.limits.largest_batch();
+        let unread = self.limits.largest_read_at_open();
         let oversize: Vec<FileId> = self
             .entries
             .iter()
-            .filter(|(_, e)| e.claimed_ms.is_none() && e.bytes > largest)
+            .filter(|(_, e)| (e.claimed_ms.is_none() || e.bytes > unread) && e.bytes > largest)
             .map(|(id, _)| *id)
             .collect();
         for id in oversize {
@@ -453,7 +470,14 @@ impl Batches {
                     }
                     io.counters().batches_claimed.incr();
                     let encoding = if entry.gzip { BatchEncoding::Gzip } else { BatchEncoding::Identity };
-                    return Ok(Next::Claimed(Claim { id, path: to, filter, encoding, events: entry.events }));
+                    return Ok(Next::Claimed(Claim {
+                        id,
+                        path: to,
+                        filter,
+                        encoding,
+                        events: entry.events,
+                        claimed_ms: now,
+                    }));
                 }
                 Err(e) if e.kind() == io::ErrorKind::NotFound => self.forget(io, id),
                 Err(e) => return Err(StorageError::io("claim", from, e)),
@@ -507,15 +531,24 @@ impl Batches {
         }
     }
 
-    /// The uploader's answer: delivered → the batch is deleted; otherwise the claim is released
-    /// and the batch is the next one claimed. An id that is not a claimed batch changes nothing.
-    /// A delete that fails leaves the batch claimed and marked delivered, so it is not handed out
-    /// again; the delete is retried when the claim would go stale.
-    pub fn complete(&mut self, io: &mut IoContext, id: FileId, delivered: bool) -> Result<(), StorageError> {
-        let unknown = || StorageError::UnknownBatch(id.batch_name());
-        let Some(entry) = self.entries.get_mut(&id) else { return Err(unknown()) };
-        if entry.claimed_ms.is_none() {
-            return Err(unknown());
+    /// The uploader's answer for the claim made at `claimed_ms`: delivered → the batch is
+    /// deleted; otherwise the claim is released and the batch is the next one claimed. An id
+    /// that is not a claimed batch, or names an earlier claim of it (released as stale, the batch
+    /// since claimed again), changes nothing. A delete that fails leaves the batch claimed and
+    /// marked delivered, so it is not handed out again; the delete is retried when the claim
+    /// would go stale.
+    pub fn complete(
+        &mut self,
+        io: &mut IoContext,
+        id: FileId,
+        claimed_ms: i64,
+        delivered: bool,
+    ) -> Result<(), StorageError> {
+        let Some(entry) = self.entries.get_mut(&id) else {
+            return Err(StorageError::UnknownBatch(id.claimed_name(claimed_ms, false)));
+        };
+        if entry.claimed_ms != Some(claimed_ms) {
+            return Err(StorageError::UnknownBatch(id.claimed_name(claimed_ms, entry.gzip)));
         }
         // Once delivered, a batch is only ever deleted: a later "not delivered" cannot make the
         // intake see it twice.

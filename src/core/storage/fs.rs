@@ -17,6 +17,9 @@ pub const DIR_MODE: u32 = 0o700;
 pub struct DirEntry {
     pub name: String,
     pub is_file: bool,
+    /// Its size when listed (0 when that could not be read): what recovery decides on before it
+    /// reads a file.
+    pub len: u64,
 }
 
 /// A file opened for appending.
@@ -176,7 +179,8 @@ impl Fs for RealFs {
             let entry = entry?;
             let Ok(name) = entry.file_name().into_string() else { continue };
             let is_file = entry.file_type().map(|t| t.is_file()).unwrap_or(false);
-            out.push(DirEntry { name, is_file });
+            let len = entry.metadata().map(|m| m.len()).unwrap_or(0);
+            out.push(DirEntry { name, is_file, len });
         }
         Ok(out)
     }

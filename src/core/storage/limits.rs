@@ -40,4 +40,13 @@ impl Limits {
     pub fn largest_batch(&self) -> u64 {
         self.batch_max_bytes.max(self.event_max_bytes + 1)
     }
+
+    /// Files found at open larger than this are not read at all (recovery runs on the caller's
+    /// thread, and a foreign file could be any size): they are evicted as oversize by their
+    /// listed size, claimed or not, their events uncounted. Up to it an oversize batch is read,
+    /// so its eviction counts its events. Four times the largest batch: room for a batch written
+    /// under larger limits, while the read stays bounded.
+    pub fn largest_read_at_open(&self) -> u64 {
+        self.largest_batch().saturating_mul(4)
+    }
 }

@@ -254,7 +254,7 @@ impl Storage {
                     continue;
                 }
                 let bytes = data.len() as u64;
-                let (id, encoding, event_count) = (claim.id.batch_name(), claim.encoding, claim.events);
+                let (id, encoding, event_count) = (claim.ticket(), claim.encoding, claim.events);
                 return Ok(Some(Batch { id, body: data, encoding, event_count, bytes }));
             }
             let whole = segment::whole_lines(&data);
@@ -277,7 +277,7 @@ impl Storage {
             }
             let bytes = body.len() as u64;
             let encoding = BatchEncoding::Identity;
-            return Ok(Some(Batch { id: claim.id.batch_name(), body, encoding, event_count, bytes }));
+            return Ok(Some(Batch { id: claim.ticket(), body, encoding, event_count, bytes }));
         }
     }
 
@@ -289,9 +289,9 @@ impl Storage {
     /// is checked only for its form and the change is left to the writer, which makes it before
     /// its next document; an id of a batch that is not claimed is then logged, not returned.
     pub fn complete_batch(&self, id: &str, delivered: bool) -> Result<(), StorageError> {
-        let id = reader::parse_batch_id(id)?;
+        let (id, claimed_ms) = reader::parse_batch_id(id)?;
         let deadline = Instant::now() + UPLOAD_LOCK_WAIT;
-        self.count_upload_error(self.apply_or_defer(deadline, Deferred::Complete { id, delivered }))
+        self.count_upload_error(self.apply_or_defer(deadline, Deferred::Complete { id, claimed_ms, delivered }))
     }
 
     fn count_upload_error<T>(&self, result: Result<T, StorageError>) -> Result<T, StorageError> {

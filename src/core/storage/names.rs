@@ -129,13 +129,20 @@ const ADOPT_MAX_SEQ: u64 = u64::MAX / 4;
 /// `<created_ms>-<seq>`
 fn parse_id(s: &str) -> Option<FileId> {
     let (created, seq) = s.split_once('-')?;
-    let seq = if seq.bytes().all(|b| b.is_ascii_digit()) { seq.parse().ok()? } else { return None };
+    let seq = if is_canonical_number(seq) { seq.parse().ok()? } else { return None };
     Some(FileId { seq, created_ms: parse_ms(created)? })
 }
 
-/// Plain decimal digits (no sign, no `+`), as the storage writes them.
+/// A number as the storage writes it: decimal digits, no sign, no leading zero (but `0` itself).
+/// Only such names are adopted: every later rename and removal rebuilds the name from the
+/// number, so `batch-01-5.ndjson` would be read but never removed, and would stand beside
+/// `batch-1-5.ndjson` as the same batch.
+fn is_canonical_number(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && (s == "0" || !s.starts_with('0'))
+}
+
 fn parse_ms(s: &str) -> Option<i64> {
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+    if !is_canonical_number(s) {
         return None;
     }
     s.parse().ok()
@@ -169,6 +176,11 @@ mod tests {
             "batch--2.ndjson",
             "batch-1-.ndjson",
             "batch-+1-2.ndjson",
+            "batch-01-2.ndjson",
+            "batch-1-02.ndjson",
+            "batch-1-00.ndjson.gz",
+            "batch-1-2.ndjson.007.uploading",
+            "buffer-01-2.ndjson",
             "batch-1-2.ndjson.x.uploading",
             "batch-1-2.ndjson.uploading",
             "batch-1-2.ndjson.gz.uploading",

@@ -29,11 +29,12 @@ pub struct Batch {
     pub bytes: u64,
 }
 
-/// The batch an id given to `complete_batch` names; an id the storage could not have returned is
+/// The batch and claim time an id given to `complete_batch` names (the claimed file's name,
+/// [`super::batches::Claim::ticket`]); an id the storage could not have returned is
 /// [`StorageError::UnknownBatch`].
-pub(crate) fn parse_batch_id(id_text: &str) -> Result<FileId, StorageError> {
+pub(crate) fn parse_batch_id(id_text: &str) -> Result<(FileId, i64), StorageError> {
     match FileName::parse(id_text) {
-        Some(FileName::Batch(id)) => Ok(id),
+        Some(FileName::Claimed { id, claimed_ms, .. }) => Ok((id, claimed_ms)),
         _ => Err(StorageError::UnknownBatch(id_text.to_owned())),
     }
 }

@@ -36,19 +36,20 @@ pub(crate) fn recover(
     let entries = io.fs().read_dir(&root).map_err(|e| StorageError::io("list", &root, e))?;
     let now = io.now();
     let mut max_seq = None;
-    let files: Vec<(FileName, &str)> = entries
+    let files: Vec<(FileName, &str, u64)> = entries
         .iter()
         .filter(|e| e.is_file)
-        .filter_map(|e| FileName::adoptable(&e.name).map(|f| (f, e.name.as_str())))
+        .filter_map(|e| FileName::adoptable(&e.name).map(|f| (f, e.name.as_str(), e.len)))
         .collect();
     let compressed: HashSet<FileId> = files
         .iter()
-        .filter_map(|(f, _)| match f {
+        .filter_map(|(f, _, _)| match f {
             FileName::Compressed(id) => Some(*id),
             _ => None,
         })
         .collect();
-    for &(file, name) in &files {
+    let read_max = batches.limits().largest_read_at_open();
+    for &(file, name, len) in &files {
         let path = root.join(name);
         let (id, claimed_ms, gzip) = match file {
             FileName::Batch(id) if compressed.contains(&id) => {
@@ -70,7 +71,14 @@ pub(crate) fn recover(
             continue; // a second file with the same identity was not made by this storage
         }
         max_seq = max_seq.max(Some(id.seq));
-        let found = if gzip { adopt_compressed(io, &path) } else { adopt_file(io, &path) };
+        let found = if len > read_max {
+            // Evicted as oversize below by this size, unread.
+            Some(Tally { bytes: len, events: 0 })
+        } else if gzip {
+            adopt_compressed(io, &path)
+        } else {
+            adopt_file(io, &path)
+        };
         let Some(found) = found else { continue };
         let claimed_ms = claimed_ms.and_then(|ms| release_if_stale(io, id, ms, gzip, now, claim_timeout_ms));
         // Its lines are checked on the writer thread (`Batches::check_next_adopted`), not here on

@@ -33,7 +33,7 @@ pub(crate) struct Shared {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Deferred {
     /// `complete_batch`: delete (delivered) or release the claim.
-    Complete { id: FileId, delivered: bool },
+    Complete { id: FileId, claimed_ms: i64, delivered: bool },
     /// A claimed batch whose file is gone: forgotten (and counted as lost).
     Forget(FileId),
     /// A claimed batch with no whole line: delete it.
@@ -43,7 +43,7 @@ pub(crate) enum Deferred {
 impl Deferred {
     pub fn apply(self, store: &mut Store) -> Result<(), StorageError> {
         match self {
-            Self::Complete { id, delivered } => store.complete(id, delivered),
+            Self::Complete { id, claimed_ms, delivered } => store.complete(id, claimed_ms, delivered),
             Self::Forget(id) => {
                 store.forget(id);
                 Ok(())

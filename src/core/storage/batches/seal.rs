@@ -21,7 +21,7 @@ use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 use flate2::Compression;
 
-use super::{Batches, Check, Entry};
+use super::{Batches, Check, Entry, Eviction};
 use crate::core::storage::context::{warn, IoContext};
 use crate::core::storage::error::StorageError;
 use crate::core::storage::fs::remove_if_exists;
@@ -49,15 +49,29 @@ pub(crate) fn pack(lines: &[u8], level: u32) -> Packed {
     Packed { gz, events, superseded: total.saturating_sub(events) }
 }
 
-/// The whole lines a gzip file decompresses to, and whether the stream was damaged or cut (what
-/// decompressed before the damage is kept).
-pub(crate) fn unpack(data: &[u8]) -> (Vec<u8>, bool) {
-    let mut out = Vec::with_capacity(data.len() * 8);
-    let damaged = GzDecoder::new(data).read_to_end(&mut out).is_err();
+/// What a compressed batch decompresses to.
+pub(crate) enum Unpacked {
+    /// Its whole lines, and whether the stream was damaged or cut (what decompressed before the
+    /// damage is kept).
+    Lines(Vec<u8>, bool),
+    /// More than `limit` bytes: no batch written under the limits in force is that large (a
+    /// foreign or corrupt file; gzip expands a run of short lines a thousandfold, so a 512 KiB
+    /// file could otherwise take the writer hundreds of MB). Decompression stopped at the limit.
+    Oversize,
+}
+
+/// Decompresses `data`, at most `limit` bytes of it.
+pub(crate) fn unpack(data: &[u8], limit: u64) -> Unpacked {
+    let cap = usize::try_from(limit).unwrap_or(usize::MAX).min(data.len().saturating_mul(8));
+    let mut out = Vec::with_capacity(cap);
+    let damaged = GzDecoder::new(data).take(limit.saturating_add(1)).read_to_end(&mut out).is_err();
+    if out.len() as u64 > limit {
+        return Unpacked::Oversize;
+    }
     let whole = whole_lines(&out).len();
     let torn = whole < out.len();
     out.truncate(whole);
-    (out, damaged || torn)
+    Unpacked::Lines(out, damaged || torn)
 }
 
 /// Writes `gz` under the temporary name, fsyncs it and renames it to `to` (replacing what is
@@ -199,7 +213,16 @@ impl Batches {
     /// A compressed batch found at open: its events were not counted (that needs decompressing,
     /// here); a damaged one is rewritten with its surviving documents, or goes.
     fn check_compressed(&mut self, io: &mut IoContext, id: FileId, path: &Path, data: &[u8]) {
-        let (lines, damaged) = unpack(data);
+        let (lines, damaged) = match unpack(data, self.limits.largest_batch()) {
+            Unpacked::Lines(lines, damaged) => (lines, damaged),
+            Unpacked::Oversize => {
+                // As a plain batch past the largest one the limits allow is at open.
+                if !self.evict(io, id, Eviction::Oversize) {
+                    self.drop_unreadable(io, id, path);
+                }
+                return;
+            }
+        };
         let (docs, dropped) = keep_documents(&lines);
         let dropped = dropped + u64::from(damaged);
         let events = count_lines(&docs);
@@ -257,7 +280,7 @@ mod tests {
         let data = [view(1), action.into(), view(2)].concat();
         let packed = pack(data.as_bytes(), 6);
         assert_eq!((packed.events, packed.superseded), (2, 1));
-        let (lines, damaged) = unpack(&packed.gz);
+        let Unpacked::Lines(lines, damaged) = unpack(&packed.gz, data.len() as u64) else { panic!("oversize") };
         assert!(!damaged);
         assert_eq!(String::from_utf8(lines).unwrap(), [action.to_string(), view(2)].concat());
     }
@@ -266,10 +289,22 @@ mod tests {
     fn a_cut_stream_keeps_its_whole_lines_and_says_so() {
         let data: String = (0..2000).map(|i| format!("{{\"n\":{i},\"pad\":\"{}\"}}\n", "x".repeat(i % 50))).collect();
         let packed = pack(data.as_bytes(), 1);
-        let (lines, damaged) = unpack(&packed.gz[..packed.gz.len() / 2]);
+        let Unpacked::Lines(lines, damaged) = unpack(&packed.gz[..packed.gz.len() / 2], u64::MAX) else {
+            panic!("oversize")
+        };
         assert!(damaged);
         assert!(data.as_bytes().starts_with(&lines));
         assert_eq!(lines.last(), Some(&b'\n'));
-        assert_eq!(unpack(b"not gzip").0, b"");
+        assert!(matches!(unpack(b"not gzip", u64::MAX), Unpacked::Lines(l, true) if l.is_empty()));
+    }
+
+    #[test]
+    fn decompression_stops_past_the_limit() {
+        // A run of short lines: a thousandfold expansion, the shape of a gzip bomb.
+        let data = "{}\n".repeat(1 << 20);
+        let packed = pack(data.as_bytes(), 9);
+        assert!(packed.gz.len() * 100 < data.len(), "{} bytes compressed", packed.gz.len());
+        assert!(matches!(unpack(&packed.gz, data.len() as u64 - 1), Unpacked::Oversize));
+        assert!(matches!(unpack(&packed.gz, data.len() as u64), Unpacked::Lines(l, false) if l.len() == data.len()));
     }
 }

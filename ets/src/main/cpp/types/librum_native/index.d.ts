@@ -99,7 +99,7 @@ export interface PipelineOptions {
   turnBudgetMs?: number
   /** Queued events at most; at the bound a slice runs before the next event is queued. @default 5000 */
   queueCapacity?: number
-  /** Roll the active batch past this size, bytes. @default 524288 */
+  /** Roll the active batch past this size, bytes; at most 16 MiB. @default 524288 */
   batchMaxBytes?: number
   /** Roll an active batch older than this, ms. @default 10000 */
   batchWindowMs?: number
