@@ -168,6 +168,11 @@ pub const MAX_QUEUE_CAPACITY: u64 = 1_000_000;
 /// below what a device can allocate.
 pub const MAX_EVENT_MAX_BYTES: u64 = 64 * 1024 * 1024;
 
+/// Global attributes go into every document: they may take at most this share of `eventMaxBytes`
+/// (one half), so that every event keeps room for its own fields and attributes. Past it
+/// `addAttribute` throws instead of letting every later document be dropped as oversize.
+pub const GLOBAL_ATTRIBUTES_SHARE: u64 = 2;
+
 /// The largest `batchMaxBytes`: the writer holds a batch in memory while it seals it (read back,
 /// views reduced, compressed) and an uploader holds its body, so the batch size sets how much both
 /// allocate. 16 MiB is four times the mobile SDKs' largest batch (4 MB).

@@ -7,11 +7,12 @@
 //! runs, so a mapper that calls back into the pipeline cannot deadlock, and another thread's
 //! dispatcher waits at most one event's bookkeeping.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::coalesce::{forced_around, Moment, ViewPolicy};
-use super::config::{Config, TrackingConsent};
+use super::config::{Config, TrackingConsent, GLOBAL_ATTRIBUTES_SHARE};
 use super::document::{Document, Identity};
 use super::event::{Event, EventKind};
 use super::ids::IdGen;
@@ -33,6 +34,17 @@ pub struct Pipeline {
     views: ViewPolicy,
     /// The scopes' untracked-session gate, read without their lock.
     gate: Arc<SessionGate>,
+    /// The global attributes' sizes as the calls left them (call order, not processing order):
+    /// `addAttribute` is refused at its call when they would pass their budget.
+    globals: Mutex<GlobalSizes>,
+    global_max_bytes: u64,
+}
+
+/// Bytes each global attribute adds to every document (`"key":value,`), and their total.
+#[derive(Default)]
+struct GlobalSizes {
+    by_key: HashMap<String, u64>,
+    total: u64,
 }
 
 impl Pipeline {
@@ -68,7 +80,32 @@ impl Pipeline {
             stopped: AtomicBool::new(false),
             views: ViewPolicy::new(config.view_update_interval_ms),
             gate,
+            globals: Mutex::new(GlobalSizes::default()),
+            global_max_bytes: config.event_max_bytes / GLOBAL_ATTRIBUTES_SHARE,
         })
+    }
+
+    /// At an `addAttribute` call: takes `bytes` of the global attributes' budget for `key` (what
+    /// it had before is given back), or, when the total would pass the budget, changes nothing
+    /// and returns that total and the budget.
+    pub fn reserve_global(&self, key: &str, bytes: u64) -> Result<(), (u64, u64)> {
+        let mut g = self.globals.lock().unwrap_or_else(PoisonError::into_inner);
+        let before = g.by_key.get(key).copied().unwrap_or(0);
+        let total = g.total - before + bytes;
+        if total > self.global_max_bytes {
+            return Err((total, self.global_max_bytes));
+        }
+        g.by_key.insert(key.to_owned(), bytes);
+        g.total = total;
+        Ok(())
+    }
+
+    /// At a `removeAttribute` call: gives the key's share of the budget back.
+    pub fn release_global(&self, key: &str) {
+        let mut g = self.globals.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(bytes) = g.by_key.remove(key) {
+            g.total -= bytes;
+        }
     }
 
     pub fn counters(&self) -> &Arc<DispatchCounters> {

@@ -345,6 +345,16 @@ impl RumPipeline {
             let key = self.text(r, &key, "key")?;
             // The same checks as an attribute's value.
             let value = r.attribute_value(value.raw(), "value", self.max_event)?;
+            // `"key":value,` in every later document (a map of JSON values always serializes).
+            let bytes = serde_json::to_string(&key).map_or(0, |k| k.len())
+                + serde_json::to_vec(&value).map_or(0, |v| v.len())
+                + 2;
+            self.shared.pipeline.reserve_global(&key, bytes as u64).map_err(|(total, max)| {
+                ArgError::Range(format!(
+                    "addAttribute: the global attributes would take {total} bytes of every document, more than \
+                     {max} (half of eventMaxBytes); remove some with removeAttribute"
+                ))
+            })?;
             Ok((EventKind::AddAttribute { key, value }, Attrs::default()))
         })
     }
@@ -353,7 +363,9 @@ impl RumPipeline {
     #[napi(catch_unwind, ts_args_type = "key: string")]
     pub fn remove_attribute(&self, env: Env, key: Unknown) -> Result<()> {
         self.record(&env, "removeAttribute", |r| {
-            Ok((EventKind::RemoveAttribute { key: self.text(r, &key, "key")? }, Attrs::default()))
+            let key = self.text(r, &key, "key")?;
+            self.shared.pipeline.release_global(&key);
+            Ok((EventKind::RemoveAttribute { key }, Attrs::default()))
         })
     }
 

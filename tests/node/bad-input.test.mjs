@@ -438,3 +438,22 @@ for (const [which, Ctors, method, arg] of HOSTILE) {
     assert.equal(res.callsAccepted, 2, 'only startView and the good action were accepted');
   });
 }
+
+test('global attributes may take half of eventMaxBytes: past it addAttribute throws and changes nothing', (t) => {
+  const { p, dir } = openPipeline(t, { eventMaxBytes: 4096, batchMaxBytes: 64 * 1024 });
+  p.startView('v', 'V');
+  p.addAttribute('a', 'x'.repeat(1000));
+  assert.throws(() => p.addAttribute('b', 'y'.repeat(1100)), (e) => e instanceof RangeError &&
+    /^addAttribute: the global attributes would take \d+ bytes of every document, more than 2048/.test(e.message));
+  p.addAction('tap', 'after the refusal');
+  p.addAttribute('a', 'z'); // replacing a key gives its share back
+  p.addAttribute('b', 'y'.repeat(1100));
+  p.removeAttribute('b');
+  p.addAttribute('c', 'w'.repeat(1500)); // and so does removing one
+  p.addAction('tap', 'last');
+  assert.equal(p.flush(), true);
+  const [first, last] = ofType(readBatchFiles(dir).docs, 'action');
+  assert.deepEqual(Object.keys(first.context).sort(), ['a'], 'the refused attribute never reached a document');
+  assert.deepEqual(Object.keys(last.context).sort(), ['a', 'c']);
+  assert.equal(p.stats().droppedOversize, 0);
+});
