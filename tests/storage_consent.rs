@@ -142,6 +142,32 @@ fn the_buffer_survives_a_restart_and_moves_into_batches_when_opened_granted() {
 }
 
 #[test]
+fn chunks_found_at_open_past_the_buffer_cap_are_removed_oldest_first_unread() {
+    let (dir, clock) = setup();
+    let max = 64 * 1024;
+    let config = pending_config(dir.path(), max);
+    {
+        let storage = open(&config, &clock);
+        write_actions(&storage.sink(), 0..20, 350);
+    }
+    // An earlier process (or something else) left more than the buffer holds: older chunks, each
+    // as large as the whole buffer.
+    let pending = rum_native::core::storage::PENDING_DIR;
+    let root = dir.path().join("rum").join(pending);
+    let line = b"{\"type\":\"action\"}\n";
+    let big: Vec<u8> = line.iter().copied().cycle().take(line.len() * (max as usize / line.len())).collect();
+    for created in [1, 2] {
+        std::fs::write(root.join(format!("buffer-{created}-0.ndjson")), &big).unwrap();
+    }
+    let storage = open(&config, &clock);
+    assert_eq!(storage.counters().pre_consent_events.get(), 20, "the newest chunks, the ones written here, are kept");
+    assert!(storage.counters().pre_consent_bytes.get() <= max);
+    let names: Vec<String> =
+        std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    assert!(!names.iter().any(|n| n.starts_with("buffer-1-0") || n.starts_with("buffer-2-0")), "{names:?}");
+}
+
+#[test]
 fn migration_writes_each_chunk_to_batches_before_deleting_it() {
     let (dir, clock) = setup();
     let (fs, _, storage) = sixty_buffered(dir.path(), &clock);

@@ -46,6 +46,11 @@ impl PreConsent {
         }
     }
 
+    /// The buffer's cap (`preConsentMaxBytes`).
+    pub fn max_bytes(&self) -> u64 {
+        self.max_bytes
+    }
+
     pub fn dir(&self) -> &Path {
         &self.dir
     }

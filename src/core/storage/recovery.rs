@@ -17,7 +17,7 @@ use std::io;
 use std::path::Path;
 
 use super::batches::{Batches, Check, Entry};
-use super::context::IoContext;
+use super::context::{warn, IoContext};
 use super::error::StorageError;
 use super::names::{FileId, FileName};
 use super::pre_consent::{Chunk, PreConsent};
@@ -182,19 +182,37 @@ fn adopt_pre_consent(io: &mut IoContext, pre: &mut PreConsent) -> Option<u64> {
             return None;
         }
     };
-    let mut ids: Vec<FileId> = entries
+    let mut chunks: Vec<(FileId, u64)> = entries
         .iter()
         .filter(|e| e.is_file)
         .filter_map(|e| match FileName::adoptable(&e.name) {
-            Some(FileName::Buffer(id)) => Some(id),
+            Some(FileName::Buffer(id)) => Some((id, e.len)),
             _ => None,
         })
         .collect();
-    ids.sort();
-    for &id in &ids {
+    chunks.sort();
+    // Newest first, while they fit the buffer's cap (what a full buffer keeps too): older chunks
+    // past it are removed by their listed size, unread, so what an earlier process (or anything
+    // else) left costs the caller's thread at most one buffer's worth of reading.
+    let max = pre.max_bytes();
+    let (mut kept, mut total, mut dropped) = (Vec::new(), 0u64, false);
+    for &(id, len) in chunks.iter().rev() {
+        if total.saturating_add(len) > max {
+            dropped |= io.remove(&pre.path(id));
+            continue;
+        }
         if let Some(found) = adopt_file(io, &pre.path(id)) {
-            pre.adopt(Chunk { id, bytes: found.bytes, events: found.events });
+            total += found.bytes;
+            kept.push(Chunk { id, bytes: found.bytes, events: found.events });
         }
     }
-    ids.last().map(|id| id.seq)
+    if dropped {
+        io.warn_once(warn::DROP_PRE_CONSENT, || {
+            "pre-consent chunks found at open exceed the buffer's cap: the oldest were removed unread".into()
+        });
+    }
+    for chunk in kept.into_iter().rev() {
+        pre.adopt(chunk);
+    }
+    chunks.last().map(|(id, _)| id.seq)
 }
