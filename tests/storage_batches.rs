@@ -149,6 +149,8 @@ fn next_batch_claims_the_oldest_and_complete_deletes_or_releases_it() {
     storage.complete_batch(&second.id, false).unwrap();
     let again = storage.next_batch().unwrap().unwrap();
     assert_eq!(body_lines(&again), body_lines(&second), "a released batch is the next one claimed");
+    assert_ne!(again.id, second.id, "in the same millisecond, still a claim with an id of its own");
+    assert!(storage.complete_batch(&second.id, true).is_err(), "the released claim's id no longer acts");
 
     storage.complete_batch(&first.id, true).unwrap();
     storage.complete_batch(&again.id, true).unwrap();

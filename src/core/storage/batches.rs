@@ -142,6 +142,9 @@ pub(crate) struct Batches {
     events: u64,
     /// fsync each batch when it is sealed (while the pre-consent buffer is migrated).
     sync_on_seal: bool,
+    /// The claim time of the last claim made here: each claim gets a later one (a claim released
+    /// and made again within a millisecond would otherwise have the same id).
+    last_claim_ms: i64,
 }
 
 impl Batches {
@@ -150,7 +153,15 @@ impl Batches {
     }
 
     pub fn new(limits: Limits) -> Self {
-        Self { limits, entries: BTreeMap::new(), active: None, bytes: 0, events: 0, sync_on_seal: false }
+        Self {
+            limits,
+            entries: BTreeMap::new(),
+            active: None,
+            bytes: 0,
+            events: 0,
+            sync_on_seal: false,
+            last_claim_ms: i64::MIN,
+        }
     }
 
     pub fn contains(&self, id: FileId) -> bool {
@@ -462,11 +473,13 @@ impl Batches {
             }
             let filter = entry.check == Check::Dirty && !entry.gzip;
             let from = io.sealed_path(id, entry.gzip);
-            let to = io.claimed_path(id, now, entry.gzip);
+            let claimed_ms = now.max(self.last_claim_ms.saturating_add(1));
+            let to = io.claimed_path(id, claimed_ms, entry.gzip);
             match io.fs().rename(&from, &to) {
                 Ok(()) => {
+                    self.last_claim_ms = claimed_ms;
                     if let Some(e) = self.entries.get_mut(&id) {
-                        e.claimed_ms = Some(now);
+                        e.claimed_ms = Some(claimed_ms);
                     }
                     io.counters().batches_claimed.incr();
                     let encoding = if entry.gzip { BatchEncoding::Gzip } else { BatchEncoding::Identity };
@@ -476,7 +489,7 @@ impl Batches {
                         filter,
                         encoding,
                         events: entry.events,
-                        claimed_ms: now,
+                        claimed_ms,
                     }));
                 }
                 Err(e) if e.kind() == io::ErrorKind::NotFound => self.forget(io, id),
