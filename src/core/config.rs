@@ -267,23 +267,20 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 impl Config {
-    /// Checks every setting; the first bad one is reported with its option name. This is the only
-    /// place ranges are checked: the binding only turns JS values into these fields.
     /// The first option in which `other` differs from this configuration, by its JS name, among
     /// those a pipeline fixes when it opens a directory: a second `RumPipeline` on the same
     /// directory shares the first one's scopes and writer, so a different value would be silently
-    /// ignored. `storageDir` (compared canonical by the registry), the device context and the
-    /// starting connectivity (facts a later handle may read a little differently; they change
-    /// through their own calls) are not compared.
+    /// ignored. `storageDir` (compared canonical by the registry), the device context, `version`
+    /// (the HAR reads it from bundle info on each thread, which can fail on one), the starting
+    /// connectivity and the starting `trackingConsent` (they change through their own calls, so a
+    /// later handle may pass the current value) are not compared.
     pub fn differing_option(&self, other: &Config) -> Option<&'static str> {
-        let checks: [(&'static str, bool); 20] = [
+        let checks: [(&'static str, bool); 18] = [
             ("applicationId", self.application_id == other.application_id),
             ("service", self.service == other.service),
-            ("version", self.version == other.version),
             ("env", self.env == other.env),
             ("source", self.source == other.source),
             ("sessionSampleRate", self.session_sample_rate == other.session_sample_rate),
-            ("trackingConsent", self.tracking_consent == other.tracking_consent),
             ("turnBudgetMs", self.turn_budget_ms == other.turn_budget_ms),
             ("queueCapacity", self.queue_capacity == other.queue_capacity),
             ("batchMaxBytes", self.batch_max_bytes == other.batch_max_bytes),
@@ -301,6 +298,8 @@ impl Config {
         checks.iter().find(|(_, same)| !same).map(|(name, _)| *name)
     }
 
+    /// Checks every setting; the first bad one is reported with its option name. This is the only
+    /// place ranges are checked: the binding only turns JS values into these fields.
     pub fn validate(&self) -> Result<(), ConfigError> {
         fn bad(field: &'static str, reason: impl Into<String>) -> Result<(), ConfigError> {
             Err(ConfigError { field, reason: reason.into() })

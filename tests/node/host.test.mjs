@@ -83,7 +83,7 @@ test('a second pipeline on a directory must bring the same options, or it throws
   const dir = tmpDir(t);
   const first = new RumPipeline(pipelineOptions(dir, { diskQuotaBytes: 8 * 1024 * 1024 }));
   t.after(() => first.stop());
-  for (const [option, value] of [['diskQuotaBytes', 16 * 1024 * 1024], ['trackingConsent', 'not_granted'], ['batchEncoding', 'identity']]) {
+  for (const [option, value] of [['diskQuotaBytes', 16 * 1024 * 1024], ['sessionSampleRate', 50], ['batchEncoding', 'identity']]) {
     assert.throws(
       () => new RumPipeline(pipelineOptions(dir, { diskQuotaBytes: 8 * 1024 * 1024, [option]: value })),
       (e) => e instanceof Error && e.message.includes(`already open with another ${option}`),

@@ -122,6 +122,9 @@ impl Claim {
     }
 }
 
+/// How far past the clock a claim time may be moved to stay later than the last claim.
+const CLAIM_TIME_BUMP_MAX_MS: i64 = 1_000;
+
 /// What [`Batches::claim_next`] found.
 pub(crate) enum Next {
     Claimed(Claim),
@@ -473,7 +476,11 @@ impl Batches {
             }
             let filter = entry.check == Check::Dirty && !entry.gzip;
             let from = io.sealed_path(id, entry.gzip);
-            let claimed_ms = now.max(self.last_claim_ms.saturating_add(1));
+            // Later than the last claim, unless the clock stepped back by more than a second:
+            // then the claim takes the clock's time rather than a future one (a future claim time
+            // would hold a lost claim past its timeout by the step).
+            let next = self.last_claim_ms.saturating_add(1);
+            let claimed_ms = if now < next && next - now <= CLAIM_TIME_BUMP_MAX_MS { next } else { now };
             let to = io.claimed_path(id, claimed_ms, entry.gzip);
             match io.fs().rename(&from, &to) {
                 Ok(()) => {

@@ -195,9 +195,12 @@ fn adopt_pre_consent(io: &mut IoContext, pre: &mut PreConsent) -> Option<u64> {
     // past it are removed by their listed size, unread, so what an earlier process (or anything
     // else) left costs the caller's thread at most one buffer's worth of reading.
     let max = pre.max_bytes();
-    let (mut kept, mut total, mut dropped) = (Vec::new(), 0u64, false);
+    let (mut kept, mut total, mut dropped, mut full) = (Vec::new(), 0u64, false, false);
     for &(id, len) in chunks.iter().rev() {
-        if total.saturating_add(len) > max {
+        // The first chunk that does not fit ends the run: it and every older one go, as a full
+        // buffer keeps its newest lines without a gap.
+        full |= total.saturating_add(len) > max;
+        if full {
             dropped |= io.remove(&pre.path(id));
             continue;
         }
