@@ -275,7 +275,7 @@ impl Config {
     /// connectivity and the starting `trackingConsent` (they change through their own calls, so a
     /// later handle may pass the current value) are not compared.
     pub fn differing_option(&self, other: &Config) -> Option<&'static str> {
-        let checks: [(&'static str, bool); 18] = [
+        let checks = [
             ("applicationId", self.application_id == other.application_id),
             ("service", self.service == other.service),
             ("env", self.env == other.env),
