@@ -6,7 +6,7 @@ use std::path::Path;
 
 use rum_native::core::config::{BatchEncoding, Config};
 use rum_native::core::seam::DocumentSink;
-use rum_native::core::storage::{json, FlushOutcome, RUM_DIR};
+use rum_native::core::storage::{json, FlushOutcome, Storage, RUM_DIR};
 use storage_support::*;
 
 /// Serialized lines of `seqs`, as the writer writes them.
@@ -295,4 +295,49 @@ fn a_seal_cut_by_a_kill_leaves_one_copy_of_each_batch() {
     assert_eq!(names, vec![format!("batch-{T0}-1.ndjson.gz"), format!("batch-{T0}-2.ndjson.gz")]);
     assert_eq!(storage.counters().events_on_disk.get(), 4);
     assert_eq!(uploaded_seqs(&storage), vec![0, 1, 2, 3]);
+}
+
+/// A batch that must not be uploaded (far past the largest batch, or a gzip bomb) whose file
+/// cannot be removed is never read, checked or handed out; its bytes stay counted against the
+/// quota while it is on disk, and its removal is tried again until it goes.
+#[test]
+fn an_oversize_batch_whose_removal_fails_is_never_read_and_removed_later() {
+    use std::io::Write;
+    let (dir, clock) = setup();
+    let root = rum(dir.path());
+    let config = small_config(dir.path());
+    let largest = config.batch_max_bytes.max(config.event_max_bytes + 1);
+    let giant = lines(0..5 * largest / 20);
+    assert!(giant.len() as u64 > 4 * largest);
+    let bomb_lines = "{}\n".repeat(usize::try_from(config.batch_max_bytes * 64).unwrap());
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    enc.write_all(bomb_lines.as_bytes()).unwrap();
+    let bomb = enc.finish().unwrap();
+    std::fs::write(root.join(format!("batch-{T0}-1.ndjson")), &giant).unwrap();
+    std::fs::write(root.join(format!("batch-{T0}-2.ndjson.gz")), &bomb).unwrap();
+    std::fs::write(root.join(format!("batch-{T0}-3.ndjson")), lines(0..2)).unwrap();
+    let fs = FaultFs::new();
+    fs.inject_on(Op::Remove, &format!("batch-{T0}-1."), EACCES, u32::MAX, false);
+    fs.inject_on(Op::Remove, &format!("batch-{T0}-2."), EACCES, u32::MAX, false);
+    let storage = Storage::open(&config, fault_options(&clock, &fs)).unwrap();
+    let checked = storage.flush(TIMEOUT);
+    assert!(matches!(&checked, FlushOutcome::Failed(m) if m.starts_with("remove ")), "{checked:?}: reported");
+    let reads = |seq: u32| {
+        fs.log().iter().filter(|(op, p, _)| *op == Op::Read && p.to_string_lossy().contains(&format!("-{seq}."))).count()
+    };
+    let bomb_reads = reads(2);
+    assert_eq!(uploaded_seqs(&storage), vec![0, 1], "only the good batch is handed out");
+    assert!(storage.next_batch().unwrap().is_none());
+    assert_eq!(reads(1), 0, "the giant is never read");
+    assert_eq!(reads(2), bomb_reads, "the bomb is not read again once found oversize");
+    let c = storage.counters();
+    assert_eq!(c.evicted_batches_oversize.get(), 2, "counted once each");
+    assert_eq!(c.bytes_on_disk.get(), bytes_on_disk(&root), "what stays on disk stays counted");
+    assert_eq!(batch_files(&root).len(), 2);
+
+    fs.clear_faults();
+    assert!(storage.next_batch().unwrap().is_none());
+    assert!(batch_files(&root).is_empty(), "removed at the next claim");
+    assert_eq!((c.bytes_on_disk.get(), c.evicted_batches_oversize.get()), (0, 2));
+    assert_eq!(c.lost_batches_external.get(), 0);
 }

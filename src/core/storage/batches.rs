@@ -85,6 +85,13 @@ pub(crate) struct Entry {
 
 mod seal;
 
+impl Entry {
+    /// Unclaimed and still to be uploaded: what claims and evictions pick from.
+    fn claimable(&self) -> bool {
+        self.claimed_ms.is_none() && self.check != Check::Doomed
+    }
+}
+
 /// What is known of a sealed batch's lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Check {
@@ -96,6 +103,10 @@ pub(crate) enum Check {
     Unchecked,
     /// Holds lines that are not documents (counted when found): the reader drops them.
     Dirty,
+    /// Must not be uploaded (larger than the intake takes, or damaged past repair) but its file
+    /// could not be removed: never read, checked or claimed; its events are counted lost, its
+    /// bytes stay counted until the removal, tried again at each seal and claim, succeeds.
+    Doomed,
 }
 
 /// A batch renamed to its claimed name, to be read outside the store's lock.
@@ -344,7 +355,7 @@ impl Batches {
     /// the quota.
     fn make_room(&mut self, io: &mut IoContext, len: u64, keep: Option<FileId>) -> bool {
         while self.bytes + len > self.limits.disk_quota_bytes {
-            if !self.evict_oldest_but(io, Eviction::Quota, keep) {
+            if !self.evict_oldest_but(io, Eviction::Quota, keep) && !self.remove_doomed(io) {
                 return false;
             }
         }
@@ -354,7 +365,7 @@ impl Batches {
     /// Evicts the oldest unclaimed sealed batches until one more file fits under the cap.
     fn make_file_room(&mut self, io: &mut IoContext) -> bool {
         while self.entries.len() + usize::from(self.active.is_some()) + 1 > self.limits.max_batch_files {
-            if !self.evict_oldest(io, Eviction::Count) {
+            if !self.evict_oldest(io, Eviction::Count) && !self.remove_doomed(io) {
                 return false;
             }
         }
@@ -370,7 +381,7 @@ impl Batches {
         let candidates: Vec<FileId> = self
             .entries
             .iter()
-            .filter(|(id, e)| e.claimed_ms.is_none() && Some(**id) != keep)
+            .filter(|(id, e)| e.claimable() && Some(**id) != keep)
             .map(|(id, _)| *id)
             .collect();
         candidates.into_iter().any(|id| self.evict(io, id, reason))
@@ -382,7 +393,7 @@ impl Batches {
             .entries
             .iter()
             .filter(|(id, e)| {
-                e.claimed_ms.is_none() && now.saturating_sub(id.created_ms) >= self.limits.batch_max_age_ms
+                e.claimable() && now.saturating_sub(id.created_ms) >= self.limits.batch_max_age_ms
             })
             .map(|(id, _)| *id)
             .collect();
@@ -398,10 +409,54 @@ impl Batches {
         }
         self.entries.remove(&id);
         self.uncount(Tally { bytes: entry.bytes, events: entry.events });
-        reason.count(io.counters(), entry.events);
+        self.count_eviction(io, reason, entry.events);
+        true
+    }
+
+    fn count_eviction(&self, io: &mut IoContext, reason: Eviction, events: u64) {
+        reason.count(io.counters(), events);
         let flag = reason.warn_flag();
         io.warn_once(flag, || format!("evicting unsent batches ({}): their events are lost", reason.as_str()));
-        true
+    }
+
+    /// Evicts a batch that must not be uploaded; if its file cannot be removed, it is doomed
+    /// (counted evicted now, removed later).
+    fn evict_or_doom(&mut self, io: &mut IoContext, id: FileId, reason: Eviction) {
+        if self.evict(io, id, reason) {
+            return;
+        }
+        let events = self.doom(id);
+        self.count_eviction(io, reason, events);
+    }
+
+    /// Marks a batch [`Check::Doomed`] and takes its events off the count (they are lost); its
+    /// bytes stay counted while its file is on disk. Returns its events.
+    fn doom(&mut self, id: FileId) -> u64 {
+        let Some(entry) = self.entries.get_mut(&id) else { return 0 };
+        let events = std::mem::take(&mut entry.events);
+        entry.check = Check::Doomed;
+        self.events = self.events.saturating_sub(events);
+        events
+    }
+
+    /// Tries again to remove the files of doomed batches. True if any went.
+    fn remove_doomed(&mut self, io: &mut IoContext) -> bool {
+        let doomed: Vec<(FileId, Entry)> =
+            self.entries.iter().filter(|(_, e)| e.check == Check::Doomed).map(|(id, e)| (*id, *e)).collect();
+        let mut removed = false;
+        for (id, entry) in doomed {
+            if io.remove(&Self::path_of(io, id, &entry)) {
+                self.drop_entry(id);
+                removed = true;
+            }
+        }
+        removed
+    }
+
+    fn drop_entry(&mut self, id: FileId) {
+        if let Some(e) = self.entries.remove(&id) {
+            self.uncount(Tally { bytes: e.bytes, events: e.events });
+        }
     }
 
     /// The limits hold at open as after any write: age, oversize, quota, count.
@@ -416,7 +471,7 @@ impl Batches {
             .map(|(id, _)| *id)
             .collect();
         for id in oversize {
-            self.evict(io, id, Eviction::Oversize);
+            self.evict_or_doom(io, id, Eviction::Oversize);
         }
         while self.bytes > self.limits.disk_quota_bytes && self.evict_oldest(io, Eviction::Quota) {}
         while self.entries.len() > self.limits.max_batch_files && self.evict_oldest(io, Eviction::Count) {}
@@ -447,8 +502,10 @@ impl Batches {
     pub fn forget(&mut self, io: &mut IoContext, id: FileId) {
         if let Some(e) = self.entries.remove(&id) {
             self.uncount(Tally { bytes: e.bytes, events: e.events });
-            io.counters().lost_batches_external.incr();
-            io.counters().lost_events_external.add(e.events);
+            if e.check != Check::Doomed {
+                io.counters().lost_batches_external.incr();
+                io.counters().lost_events_external.add(e.events);
+            }
         }
     }
 
@@ -458,6 +515,7 @@ impl Batches {
         let now = io.now();
         self.release_stale_claims(io, now);
         self.evict_aged(io, now);
+        self.remove_doomed(io);
         loop {
             let mut next = self.oldest_unclaimed();
             if next.is_none() && self.active_window_passed(now) {
@@ -506,7 +564,7 @@ impl Batches {
     }
 
     fn oldest_unclaimed(&self) -> Option<FileId> {
-        self.entries.iter().find(|(_, e)| e.claimed_ms.is_none()).map(|(id, _)| *id)
+        self.entries.iter().find(|(_, e)| e.claimable()).map(|(id, _)| *id)
     }
 
     /// Releases claims older than the claim timeout: an uploader that lost its batch without
@@ -516,7 +574,9 @@ impl Batches {
         let stale: Vec<FileId> = self
             .entries
             .iter()
-            .filter(|(_, e)| e.claimed_ms.is_some_and(|ms| now.saturating_sub(ms) >= timeout))
+            .filter(|(_, e)| {
+                e.check != Check::Doomed && e.claimed_ms.is_some_and(|ms| now.saturating_sub(ms) >= timeout)
+            })
             .map(|(id, _)| *id)
             .collect();
         for id in stale {
@@ -567,7 +627,7 @@ impl Batches {
         let Some(entry) = self.entries.get_mut(&id) else {
             return Err(StorageError::UnknownBatch(id.claimed_name(claimed_ms, false)));
         };
-        if entry.claimed_ms != Some(claimed_ms) {
+        if entry.claimed_ms != Some(claimed_ms) || entry.check == Check::Doomed {
             return Err(StorageError::UnknownBatch(id.claimed_name(claimed_ms, entry.gzip)));
         }
         // Once delivered, a batch is only ever deleted: a later "not delivered" cannot make the

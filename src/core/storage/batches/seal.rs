@@ -28,7 +28,7 @@ use crate::core::storage::fs::remove_if_exists;
 use crate::core::storage::names::FileId;
 use crate::core::storage::ndjson::keep_documents;
 use crate::core::storage::reader::reduce_views;
-use crate::core::storage::segment::{count_lines, whole_lines, Tally};
+use crate::core::storage::segment::{count_lines, whole_lines};
 
 /// Whole document lines, views reduced and compressed.
 pub(crate) struct Packed {
@@ -217,9 +217,7 @@ impl Batches {
             Unpacked::Lines(lines, damaged) => (lines, damaged),
             Unpacked::Oversize => {
                 // As a plain batch past the largest one the limits allow is at open.
-                if !self.evict(io, id, Eviction::Oversize) {
-                    self.drop_unreadable(io, id, path);
-                }
+                self.evict_or_doom(io, id, Eviction::Oversize);
                 return;
             }
         };
@@ -239,11 +237,7 @@ impl Batches {
             format!("{} is damaged or holds lines that are not JSON documents: they are not uploaded", path.display())
         });
         if events == 0 {
-            if io.remove(path) {
-                self.drop_entry(id);
-            } else {
-                self.drop_unreadable(io, id, path);
-            }
+            self.drop_unreadable(io, id, path); // no documents to lose
             return;
         }
         let level = self.limits.gzip_level.unwrap_or(crate::core::config::GZIP_LEVEL);
@@ -253,17 +247,14 @@ impl Batches {
     }
 
     /// A compressed batch that cannot be read or repaired: never handed out damaged. Its file
-    /// goes, its documents are counted lost to a failed write.
+    /// goes (or, if that fails, it is doomed), its documents are counted lost to a failed write.
     fn drop_unreadable(&mut self, io: &mut IoContext, id: FileId, path: &Path) {
         let Some(entry) = self.entries.get(&id).copied() else { return };
-        let _ = io.remove(path);
         io.counters().dropped_write_error.add(entry.events);
-        self.drop_entry(id);
-    }
-
-    fn drop_entry(&mut self, id: FileId) {
-        if let Some(e) = self.entries.remove(&id) {
-            self.uncount(Tally { bytes: e.bytes, events: e.events });
+        if io.remove(path) {
+            self.drop_entry(id);
+        } else {
+            self.doom(id);
         }
     }
 }
