@@ -374,3 +374,30 @@ fn a_stalled_disk_bounds_what_waits_in_memory() {
     assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
     assert_eq!(c.documents_received.get(), before + 10);
 }
+
+/// An uploader whose claim went stale while it read (a thread paused past the claim timeout)
+/// and whose read then found no file must not forget the batch under the uploader that claimed
+/// it again: that one still completes it, and nothing is counted lost.
+#[test]
+fn a_stale_readers_late_answer_does_not_touch_the_batch_claimed_again() {
+    let FaultSetup { dir: _dir, clock, fs, config, storage } = with_faults();
+    write_actions(&storage.sink(), 0..3, 350);
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    let first_claim = format!(".{}.uploading", clock.now());
+    fs.gate(Op::Read, &first_claim);
+    fs.inject_on(Op::Read, &first_claim, ENOENT, 1, false);
+    std::thread::scope(|s| {
+        let stale = s.spawn(|| storage.next_batch());
+        wait_until("the first reader at the gate", || fs.writes_waiting() == 1);
+        clock.advance(config.claim_timeout_ms as i64);
+        let again = storage.next_batch().unwrap().expect("claimed again once the first claim is stale");
+        assert_eq!(seqs_in(&body_lines(&again)), vec![0, 1, 2]);
+        fs.open_gate();
+        let late = stale.join().unwrap();
+        assert!(matches!(late, Ok(None)), "{late:?}: the first reader finds nothing more");
+        storage.complete_batch(&again.id, true).expect("the second claim still holds the batch");
+    });
+    let c = storage.counters();
+    assert_eq!((c.lost_batches_external.get(), c.batches_delivered.get(), c.events_delivered.get()), (0, 1, 3));
+    assert!(batch_files(storage.directory()).is_empty());
+}

@@ -341,3 +341,21 @@ fn an_oversize_batch_whose_removal_fails_is_never_read_and_removed_later() {
     assert_eq!((c.bytes_on_disk.get(), c.evicted_batches_oversize.get()), (0, 2));
     assert_eq!(c.lost_batches_external.get(), 0);
 }
+
+/// A claim found at open counts as the last claim made: the batch released and claimed again in
+/// the same millisecond gets a new id, so the earlier claim's id no longer acts on it.
+#[test]
+fn a_claim_found_at_open_is_not_reused_by_the_next_claim() {
+    let (dir, clock) = setup();
+    let root = rum(dir.path());
+    let config = small_config(dir.path());
+    let found = format!("batch-{T0}-1.ndjson.{}.uploading", clock.now());
+    std::fs::write(root.join(&found), lines(0..2)).unwrap();
+    let storage = open(&config, &clock);
+    storage.complete_batch(&found, false).expect("the earlier process's claim, released");
+    let again = storage.next_batch().unwrap().expect("claimed again");
+    assert_ne!(again.id, found);
+    assert!(storage.complete_batch(&found, true).is_err(), "the earlier id names no claim now");
+    storage.complete_batch(&again.id, true).unwrap();
+    assert_eq!(storage.counters().events_delivered.get(), 2);
+}

@@ -318,6 +318,8 @@ pub struct FaultState {
     pub log: Vec<(Op, PathBuf, String)>,
     /// While true, writes wait.
     pub blocked: bool,
+    /// While set, operations of this kind on paths containing this wait (see `FaultFs::gate`).
+    pub gate: Option<(Op, String)>,
     /// Writes waiting at the gate now.
     pub waiting: u32,
     /// Each write is made as two, with this pause between (a write the kernel cut short).
@@ -358,7 +360,18 @@ impl FaultFs {
         self.state.0.lock().unwrap().split_writes = Some(pause);
     }
 
-    /// Writes waiting at the gate of [`FaultFs::block_writes`] now.
+    /// Holds operations `op` on paths containing `path_contains` until [`FaultFs::open_gate`];
+    /// an injected fault for them is returned once they pass.
+    pub fn gate(&self, op: Op, path_contains: &str) {
+        self.state.0.lock().unwrap().gate = Some((op, path_contains.into()));
+    }
+
+    pub fn open_gate(&self) {
+        self.state.0.lock().unwrap().gate = None;
+        self.state.1.notify_all();
+    }
+
+    /// Operations waiting at a gate (of [`FaultFs::block_writes`] or [`FaultFs::gate`]) now.
     pub fn writes_waiting(&self) -> u32 {
         self.state.0.lock().unwrap().waiting
     }
@@ -377,12 +390,14 @@ impl FaultFs {
         let thread = std::thread::current().name().unwrap_or("?").to_owned();
         let mut s = self.state.0.lock().unwrap();
         s.log.push((op, path.to_path_buf(), thread));
-        if op == Op::Write {
-            while s.blocked {
-                s.waiting += 1;
-                s = self.state.1.wait(s).unwrap();
-                s.waiting -= 1;
-            }
+        let gated = |s: &FaultState| {
+            (op == Op::Write && s.blocked)
+                || s.gate.as_ref().is_some_and(|(g, p)| *g == op && path.to_string_lossy().contains(p.as_str()))
+        };
+        while gated(&s) {
+            s.waiting += 1;
+            s = self.state.1.wait(s).unwrap();
+            s.waiting -= 1;
         }
         let hit = s
             .faults

@@ -184,6 +184,10 @@ impl Batches {
 
     /// Adds a sealed batch found at open.
     pub fn adopt(&mut self, id: FileId, entry: Entry) {
+        if let Some(ms) = entry.claimed_ms {
+            // A claim of this batch made again here must not take the earlier claim's id.
+            self.last_claim_ms = self.last_claim_ms.max(ms);
+        }
         self.entries.insert(id, entry);
         self.bytes += entry.bytes;
         self.events += entry.events;
@@ -319,6 +323,7 @@ impl Batches {
             }
         }
         self.evict_aged(io, io.now());
+        self.remove_doomed(io);
     }
 
     /// fsync of the active batch.
@@ -655,8 +660,24 @@ impl Batches {
         Ok(())
     }
 
+    /// Whether the claim made at `claimed_ms` still holds the batch (it was not released as
+    /// stale and made again since).
+    fn holds_claim(&self, id: FileId, claimed_ms: i64) -> bool {
+        self.entries.get(&id).is_some_and(|e| e.claimed_ms == Some(claimed_ms))
+    }
+
+    /// The reader of the claim made at `claimed_ms` found its file gone.
+    pub fn forget_claim(&mut self, io: &mut IoContext, id: FileId, claimed_ms: i64) {
+        if self.holds_claim(id, claimed_ms) {
+            self.forget(io, id);
+        }
+    }
+
     /// A claimed batch with no whole line in it: nothing to upload, it goes.
-    pub fn discard_empty(&mut self, io: &mut IoContext, id: FileId) {
+    pub fn discard_empty(&mut self, io: &mut IoContext, id: FileId, claimed_ms: i64) {
+        if !self.holds_claim(id, claimed_ms) {
+            return;
+        }
         let Some(entry) = self.entries.get(&id).copied() else { return };
         if io.remove(&Self::path_of(io, id, &entry)) {
             self.forget(io, id);

@@ -34,22 +34,24 @@ pub(crate) struct Shared {
 pub(crate) enum Deferred {
     /// `complete_batch`: delete (delivered) or release the claim.
     Complete { id: FileId, claimed_ms: i64, delivered: bool },
-    /// A claimed batch whose file is gone: forgotten (and counted as lost).
-    Forget(FileId),
+    /// A claimed batch whose file is gone: forgotten (and counted as lost). Like the others,
+    /// keyed by the claim: a late one from a reader whose claim went stale and was made again
+    /// changes nothing.
+    Forget { id: FileId, claimed_ms: i64 },
     /// A claimed batch with no whole line: delete it.
-    Discard(FileId),
+    Discard { id: FileId, claimed_ms: i64 },
 }
 
 impl Deferred {
     pub fn apply(self, store: &mut Store) -> Result<(), StorageError> {
         match self {
             Self::Complete { id, claimed_ms, delivered } => store.complete(id, claimed_ms, delivered),
-            Self::Forget(id) => {
-                store.forget(id);
+            Self::Forget { id, claimed_ms } => {
+                store.forget_claim(id, claimed_ms);
                 Ok(())
             }
-            Self::Discard(id) => {
-                store.discard_empty(id);
+            Self::Discard { id, claimed_ms } => {
+                store.discard_empty(id, claimed_ms);
                 Ok(())
             }
         }

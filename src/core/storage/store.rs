@@ -203,14 +203,14 @@ impl Store {
         self.batches.complete(&mut self.io, id, claimed_ms, delivered)
     }
 
-    /// A claimed batch whose file is gone: forgotten, and counted as lost.
-    pub fn forget(&mut self, id: FileId) {
-        self.batches.forget(&mut self.io, id);
+    /// The claim made at `claimed_ms` found its file gone: forgotten, and counted as lost.
+    pub fn forget_claim(&mut self, id: FileId, claimed_ms: i64) {
+        self.batches.forget_claim(&mut self.io, id, claimed_ms);
     }
 
-    /// A claimed batch with no whole line in it: it goes.
-    pub fn discard_empty(&mut self, id: FileId) {
-        self.batches.discard_empty(&mut self.io, id);
+    /// The claim made at `claimed_ms` found no whole line in its batch: it goes.
+    pub fn discard_empty(&mut self, id: FileId, claimed_ms: i64) {
+        self.batches.discard_empty(&mut self.io, id, claimed_ms);
     }
 
     /// Checks one batch found at open (see [`Batches::check_next_adopted`]); false when none is
