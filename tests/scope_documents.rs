@@ -291,3 +291,33 @@ fn add_timing_lands_in_the_view_as_ns_since_its_start() {
     // An earlier document keeps the timings it was built with.
     assert_eq!(to_json(&h.sink.view_docs()[1])["view"]["custom_timings"], json!({ "first_paint": 7 * MS }));
 }
+
+/// The global attributes' budget (half of `eventMaxBytes`) holds where they are applied: calls
+/// from several threads are applied in another order than the binding checked them at their
+/// calls, and an add past the budget then is not applied (counted) instead of making every later
+/// document too large to keep.
+#[test]
+fn global_attributes_past_their_budget_are_not_applied() {
+    let config = rum_native::core::config::Config { event_max_bytes: 1024, ..config(1_000, 1_000) };
+    let mut h = harness_with(&config, vec![0], 42);
+    let big = |c: char| json!(c.to_string().repeat(300));
+    h.d.call(start_view("home"), no_attrs());
+    h.d.call(EventKind::AddAttribute { key: "a".into(), value: big('a') }, no_attrs());
+    h.d.call(EventKind::AddAttribute { key: "b".into(), value: big('b') }, no_attrs());
+    h.d.call(action("one"), no_attrs());
+    assert_eq!(h.counters.attributes_refused.get(), 1);
+    h.d.call(EventKind::AddAttribute { key: "a".into(), value: json!(1) }, no_attrs()); // a smaller value
+    h.d.call(EventKind::AddAttribute { key: "b".into(), value: big('b') }, no_attrs());
+    h.d.call(action("two"), no_attrs());
+    h.d.call(EventKind::RemoveAttribute { key: "a".into() }, no_attrs());
+    h.d.call(EventKind::AddAttribute { key: "c".into(), value: json!("c".repeat(150)) }, no_attrs());
+    h.d.call(action("three"), no_attrs());
+    let keys: Vec<Vec<String>> = h
+        .sink
+        .non_view_docs()
+        .iter()
+        .map(|d| to_json(d)["context"].as_object().unwrap().keys().cloned().collect())
+        .collect();
+    assert_eq!(keys, [vec!["a"], vec!["a", "b"], vec!["b", "c"]]);
+    assert_eq!(h.counters.attributes_refused.get(), 1, "room was made by a smaller value and a remove");
+}

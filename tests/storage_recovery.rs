@@ -323,7 +323,10 @@ fn an_oversize_batch_whose_removal_fails_is_never_read_and_removed_later() {
     let checked = storage.flush(TIMEOUT);
     assert!(matches!(&checked, FlushOutcome::Failed(m) if m.starts_with("remove ")), "{checked:?}: reported");
     let reads = |seq: u32| {
-        fs.log().iter().filter(|(op, p, _)| *op == Op::Read && p.to_string_lossy().contains(&format!("-{seq}."))).count()
+        fs.log()
+            .iter()
+            .filter(|(op, p, _)| *op == Op::Read && p.to_string_lossy().contains(&format!("-{seq}.")))
+            .count()
     };
     let bomb_reads = reads(2);
     assert_eq!(uploaded_seqs(&storage), vec![0, 1], "only the good batch is handed out");

@@ -173,6 +173,15 @@ pub const MAX_EVENT_MAX_BYTES: u64 = 64 * 1024 * 1024;
 /// `addAttribute` throws instead of letting every later document be dropped as oversize.
 pub const GLOBAL_ATTRIBUTES_SHARE: u64 = 2;
 
+/// Bytes a global attribute adds to every document: `"key":value,`. What the budget of
+/// [`GLOBAL_ATTRIBUTES_SHARE`] counts, at the call and where the attribute is applied.
+pub fn global_attribute_bytes(key: &str, value: &serde_json::Value) -> u64 {
+    // A string and a JSON value always serialize.
+    let key = serde_json::to_string(key).map_or(0, |k| k.len());
+    let value = serde_json::to_vec(value).map_or(0, |v| v.len());
+    (key + value + 2) as u64
+}
+
 /// The largest `batchMaxBytes`: the writer holds a batch in memory while it seals it (read back,
 /// views reduced, compressed) and an uploader holds its body, so the batch size sets how much both
 /// allocate. 16 MiB is four times the mobile SDKs' largest batch (4 MB).

@@ -66,8 +66,10 @@ impl Pipeline {
 
     fn build(config: &Config, sink: Arc<dyn DocumentSink>, counters: Arc<DispatchCounters>, ids: IdGen) -> Arc<Self> {
         let identity = Arc::new(Identity::of(config));
+        let global_max_bytes = config.event_max_bytes / GLOBAL_ATTRIBUTES_SHARE;
         let scopes = Scopes::new(identity, config.tracking_consent, Arc::clone(&counters), ids)
-            .with_connectivity(config.connectivity.clone());
+            .with_connectivity(config.connectivity.clone())
+            .with_global_budget(global_max_bytes);
         let gate = Arc::clone(scopes.gate());
         Arc::new(Self {
             scopes: Mutex::new(scopes),
@@ -81,7 +83,7 @@ impl Pipeline {
             views: ViewPolicy::new(config.view_update_interval_ms),
             gate,
             globals: Mutex::new(GlobalSizes::default()),
-            global_max_bytes: config.event_max_bytes / GLOBAL_ATTRIBUTES_SHARE,
+            global_max_bytes,
         })
     }
 

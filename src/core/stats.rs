@@ -89,6 +89,10 @@ macro_rules! for_each_counter_set {
                 /// Calls made from inside the event mapper (re-entrant); also counted in
                 /// `callsInline`.
                 calls_reentrant,
+                /// `addAttribute` calls not applied because the global attributes would pass
+                /// their budget (half of `eventMaxBytes`) in the order calls from several threads
+                /// were applied; one thread's own calls past it throw at the call instead.
+                attributes_refused,
             }
 
             /// Storage-side counters (the writer thread and the upload side).

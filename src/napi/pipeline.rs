@@ -24,7 +24,7 @@ use super::receiver;
 use super::stats::{PipelineStats, Sources};
 use super::throw;
 use crate::core::attrs::Attrs;
-use crate::core::config::{Config, TrackingConsent, MAX_ACTIONS_PER_CALL};
+use crate::core::config::{global_attribute_bytes, Config, TrackingConsent, MAX_ACTIONS_PER_CALL};
 use crate::core::dispatch::{Dispatcher, Inbox};
 use crate::core::event::{ActionType, ErrorSource, EventKind, HttpMethod, ResourceKind, UserInfo};
 use crate::core::registry::{self, AttachError, Shared};
@@ -345,11 +345,8 @@ impl RumPipeline {
             let key = self.text(r, &key, "key")?;
             // The same checks as an attribute's value.
             let value = r.attribute_value(value.raw(), "value", self.max_event)?;
-            // `"key":value,` in every later document (a map of JSON values always serializes).
-            let bytes = serde_json::to_string(&key).map_or(0, |k| k.len())
-                + serde_json::to_vec(&value).map_or(0, |v| v.len())
-                + 2;
-            self.shared.pipeline.reserve_global(&key, bytes as u64).map_err(|(total, max)| {
+            let bytes = global_attribute_bytes(&key, &value);
+            self.shared.pipeline.reserve_global(&key, bytes).map_err(|(total, max)| {
                 ArgError::Range(format!(
                     "addAttribute: the global attributes would take {total} bytes of every document, more than \
                      {max} (half of eventMaxBytes); remove some with removeAttribute"

@@ -383,12 +383,8 @@ impl Batches {
     }
 
     fn evict_oldest_but(&mut self, io: &mut IoContext, reason: Eviction, keep: Option<FileId>) -> bool {
-        let candidates: Vec<FileId> = self
-            .entries
-            .iter()
-            .filter(|(id, e)| e.claimable() && Some(**id) != keep)
-            .map(|(id, _)| *id)
-            .collect();
+        let candidates: Vec<FileId> =
+            self.entries.iter().filter(|(id, e)| e.claimable() && Some(**id) != keep).map(|(id, _)| *id).collect();
         candidates.into_iter().any(|id| self.evict(io, id, reason))
     }
 
@@ -397,9 +393,7 @@ impl Batches {
         let aged: Vec<FileId> = self
             .entries
             .iter()
-            .filter(|(id, e)| {
-                e.claimable() && now.saturating_sub(id.created_ms) >= self.limits.batch_max_age_ms
-            })
+            .filter(|(id, e)| e.claimable() && now.saturating_sub(id.created_ms) >= self.limits.batch_max_age_ms)
             .map(|(id, _)| *id)
             .collect();
         for id in aged {

@@ -240,7 +240,8 @@ impl Storage {
             let data = match fs.read(&claim.path) {
                 Ok(data) => data,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    let _ = self.apply_or_defer(deadline, Deferred::Forget { id: claim.id, claimed_ms: claim.claimed_ms });
+                    let _ =
+                        self.apply_or_defer(deadline, Deferred::Forget { id: claim.id, claimed_ms: claim.claimed_ms });
                     continue;
                 }
                 // Left claimed: the next call goes on with the next batch instead of failing on
@@ -250,7 +251,8 @@ impl Storage {
             if claim.encoding == BatchEncoding::Gzip {
                 // Views were reduced and lines checked when it was sealed (or found at open).
                 if claim.events == 0 {
-                    let _ = self.apply_or_defer(deadline, Deferred::Discard { id: claim.id, claimed_ms: claim.claimed_ms });
+                    let _ =
+                        self.apply_or_defer(deadline, Deferred::Discard { id: claim.id, claimed_ms: claim.claimed_ms });
                     continue;
                 }
                 let bytes = data.len() as u64;

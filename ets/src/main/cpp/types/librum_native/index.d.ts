@@ -205,6 +205,12 @@ export interface PipelineStats {
    * `callsInline`.
    */
   callsReentrant: number
+  /**
+   * `addAttribute` calls not applied because the global attributes would pass
+   * their budget (half of `eventMaxBytes`) in the order calls from several threads
+   * were applied; one thread's own calls past it throw at the call instead.
+   */
+  attributesRefused: number
   /** Documents appended to batch files or the pre-consent buffer. */
   documentsWritten: number
   /** Bytes appended, all files. */
