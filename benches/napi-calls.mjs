@@ -19,6 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { libraryPath, loadNative } from '../tests/shared/native.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
+/** The library measured, as callgrind names its object (whatever the file is called). */
+const LIBRARY = fs.realpathSync(libraryPath());
 const N = 2_000;
 
 /** One variant's loop: `n` calls, the same arguments as scripts/burst's actions. */
@@ -66,7 +68,7 @@ function parse(file) {
     else if (line.startsWith('cob=')) name('ob', line.slice(4));
     else if (line.startsWith('fn=')) {
       name('fn', line.slice(3));
-      inLib = /librum_native/.test(obName);
+      inLib = obName === LIBRARY;
     } else if (line.startsWith('cfn=')) callee = name('fn', line.slice(4));
     else if (line.startsWith('calls=') && callee !== null) {
       const n = Number(line.slice(6).split(' ')[0]);
@@ -94,6 +96,7 @@ function profile(variant, n) {
   // The JS thread's file is the first (thread 1); the writer's is another.
   const main = `${out}-01`;
   const parsed = parse(fs.existsSync(main) ? main : out);
+  if (parsed.calls.size === 0) throw new Error(`no Node-API call or allocation of ${LIBRARY} found in ${main}`);
   for (const f of fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith(path.basename(out)))) fs.rmSync(path.join(os.tmpdir(), f));
   return parsed;
 }

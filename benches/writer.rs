@@ -27,6 +27,7 @@ use rum_native::core::attrs::Attrs;
 use rum_native::core::config::{BatchEncoding, Config, BATCH_MAX_BYTES, GZIP_LEVEL};
 use rum_native::core::document::{ActionDocument, Common, Document, Identity, ViewRef};
 use rum_native::core::event::{ActionType, Attributes};
+use rum_native::core::ids::IdGen;
 use rum_native::core::seam::DocumentSink;
 use rum_native::core::storage::{json, FlushOutcome, Storage, StorageOptions, WRITE_CHUNK};
 use serde_json::Value;
@@ -42,6 +43,7 @@ fn documents(n: usize) -> Vec<Document> {
     let session: Arc<str> = Arc::from("5f3c1c7e-0000-4000-8000-000000000001");
     let view = ViewRef { id: Arc::from("view-1"), name: Arc::from("Chat"), url: Arc::from("pages/Chat") };
     let text: String = "lorem ipsum dolor sit amet, ".chars().cycle().take(350).collect();
+    let mut ids = IdGen::with_seed(1);
     (0..n)
         .map(|i| {
             let mut attrs = Attributes::new();
@@ -58,7 +60,7 @@ fn documents(n: usize) -> Vec<Document> {
                     attrs: Attrs::from_map(&attrs),
                 },
                 view: view.clone(),
-                id: format!("00000000-0000-4000-8000-{i:012}"),
+                id: ids.uuid(),
                 action_type: ActionType::Custom,
                 target_name: "sync message".into(),
             })

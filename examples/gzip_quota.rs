@@ -9,6 +9,7 @@ use rum_native::core::attrs::Attrs;
 use rum_native::core::config::{BatchEncoding, Config};
 use rum_native::core::document::{ActionDocument, Common, Document, Identity, ViewRef};
 use rum_native::core::event::{ActionType, Attributes};
+use rum_native::core::ids::IdGen;
 use rum_native::core::seam::DocumentSink;
 use rum_native::core::storage::{Storage, StorageOptions};
 use serde_json::Value;
@@ -29,7 +30,7 @@ fn action(i: usize, identity: &Arc<Identity>, text: &str) -> Document {
             attrs: Attrs::from_map(&attrs),
         },
         view: ViewRef { id: Arc::from("view-1"), name: Arc::from("Chat"), url: Arc::from("pages/Chat") },
-        id: format!("{:08x}-{:04x}-4000-8000-{:012x}", i.wrapping_mul(2_654_435_761), i % 65_536, i * 7919),
+        id: IdGen::with_seed(i as u64).uuid(),
         action_type: ActionType::Tap,
         target_name: "sync message".into(),
     })

@@ -15,6 +15,7 @@ use super::attrs::{Attrs, Merged};
 use super::config::Config;
 use super::context::{AppContext, Connectivity, Display};
 use super::event::{ActionType, Attributes, ErrorSource, HttpMethod, ResourceKind, UserInfo};
+use super::ids::Uuid;
 
 /// `_dd.format_version` of the RUM event format.
 pub const FORMAT_VERSION: u8 = 2;
@@ -120,7 +121,7 @@ pub type CustomTimings = std::collections::BTreeMap<String, u64>;
 pub struct ActionDocument {
     pub common: Common,
     pub view: ViewRef,
-    pub id: String,
+    pub id: Uuid,
     pub action_type: ActionType,
     pub target_name: String,
 }
@@ -129,7 +130,7 @@ pub struct ActionDocument {
 pub struct ErrorDocument {
     pub common: Common,
     pub view: ViewRef,
-    pub id: String,
+    pub id: Uuid,
     pub message: String,
     pub source: ErrorSource,
     pub stack: Option<String>,
@@ -140,7 +141,7 @@ pub struct ErrorDocument {
 pub struct ResourceDocument {
     pub common: Common,
     pub view: ViewRef,
-    pub id: String,
+    pub id: Uuid,
     pub kind: ResourceKind,
     pub url: String,
     pub method: HttpMethod,

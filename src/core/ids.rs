@@ -48,17 +48,62 @@ impl IdGen {
     }
 
     /// A new lowercase UUID v4: `xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx`.
-    pub fn uuid(&mut self) -> String {
+    pub fn uuid(&mut self) -> Uuid {
         let hi = (self.next_u64() & !0xF000) | 0x4000; // version 4 in bits 12..16 of the third group
         let lo = (self.next_u64() & !(0b11 << 62)) | (0b10 << 62); // RFC 4122 variant
-        let mut out = String::with_capacity(36);
-        for (i, nibble) in nibbles(hi).chain(nibbles(lo)).enumerate() {
-            if matches!(i, 8 | 12 | 16 | 20) {
-                out.push('-');
-            }
-            out.push(char::from(HEX[nibble]));
-        }
-        out
+        let (hi, lo) = (hex16(hi), hex16(lo));
+        let mut out = [b'-'; 36];
+        out[..8].copy_from_slice(&hi[..8]);
+        out[9..13].copy_from_slice(&hi[8..12]);
+        out[14..18].copy_from_slice(&hi[12..]);
+        out[19..23].copy_from_slice(&lo[..4]);
+        out[24..].copy_from_slice(&lo[4..]);
+        Uuid(out)
+    }
+}
+
+/// `v`'s 16 hex digits, most significant first.
+fn hex16(v: u64) -> [u8; 16] {
+    let mut digits = [0u8; 16];
+    for (i, d) in digits.iter_mut().enumerate() {
+        *d = HEX[((v >> (60 - 4 * i)) & 0xF) as usize];
+    }
+    digits
+}
+
+/// A UUID as its 36 ASCII characters, held inline: an action's, error's or resource's id costs no
+/// allocation on the JS thread and no free on the writer thread.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Uuid([u8; 36]);
+
+impl Uuid {
+    pub fn as_str(&self) -> &str {
+        // Only IdGen::uuid makes one, of ASCII hex digits and dashes.
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Display for Uuid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::fmt::Debug for Uuid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl serde::Serialize for Uuid {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl From<Uuid> for std::sync::Arc<str> {
+    fn from(id: Uuid) -> Self {
+        Self::from(id.as_str())
     }
 }
 
@@ -73,10 +118,6 @@ pub fn is_uuid(s: &str) -> bool {
         })
 }
 
-fn nibbles(v: u64) -> impl Iterator<Item = usize> {
-    (0..16).rev().map(move |i| ((v >> (i * 4)) & 0xF) as usize)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,7 +125,7 @@ mod tests {
     #[test]
     fn uuids_are_recognised_as_the_format_writes_them() {
         assert!(is_uuid("0f8e2a6b-1c3d-4e5f-8a9b-0c1d2e3f4a5b"));
-        assert!(is_uuid(&IdGen::with_seed(7).uuid()));
+        assert!(is_uuid(IdGen::with_seed(7).uuid().as_str()));
         for bad in [
             "app",
             "0F8E2A6B-1C3D-4E5F-8A9B-0C1D2E3F4A5B",
@@ -102,12 +143,27 @@ mod tests {
         let a = ids.uuid();
         let b = ids.uuid();
         assert_ne!(a, b);
-        for id in [&a, &b] {
+        for id in [a.as_str(), b.as_str()] {
             assert_eq!(id.len(), 36);
             let groups: Vec<&str> = id.split('-').collect();
             assert_eq!(groups.iter().map(|g| g.len()).collect::<Vec<_>>(), vec![8, 4, 4, 4, 12]);
             assert!(groups[2].starts_with('4'), "{id}");
             assert!(matches!(groups[3].as_bytes()[0], b'8' | b'9' | b'a' | b'b'), "{id}");
+        }
+    }
+
+    #[test]
+    fn the_digits_are_the_two_draws_in_order() {
+        let (mut ids, mut draws) = (IdGen::with_seed(11), IdGen::with_seed(11));
+        for _ in 0..100 {
+            let id = ids.uuid();
+            let hi = (draws.next_u64() & !0xF000) | 0x4000;
+            let lo = (draws.next_u64() & !(0b11 << 62)) | (0b10 << 62);
+            let hex = format!("{hi:016x}{lo:016x}");
+            let want = [&hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..]].join("-");
+            assert_eq!(id.as_str(), want);
+            assert_eq!(format!("{id}"), want);
+            assert_eq!(serde_json::to_string(&id).unwrap(), format!("\"{want}\""));
         }
     }
 

@@ -20,6 +20,14 @@ pub fn chunk_needs_escape(chunk: u64) -> bool {
     (control | quote | backslash) & HIGHS != 0
 }
 
+/// Whether any byte of `bytes` needs escaping, eight at a time.
+pub fn any_needs_escape(bytes: &[u8]) -> bool {
+    let mut chunks = bytes.chunks_exact(8);
+    let found =
+        chunks.by_ref().any(|c| c.first_chunk::<8>().is_some_and(|c| chunk_needs_escape(u64::from_le_bytes(*c))));
+    found || chunks.remainder().iter().any(|&b| needs_escape(b))
+}
+
 /// serde_json's escapes: the short forms where JSON has one, `\u00XX` (lowercase) otherwise.
 pub fn write_escape(out: &mut Vec<u8>, b: u8) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -80,6 +88,22 @@ mod tests {
         }
         for clean in [*b"abcdefgh", *b"        ", [0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xff]] {
             assert!(!chunk_needs_escape(u64::from_le_bytes(clean)), "{clean:?}");
+        }
+    }
+
+    #[test]
+    fn a_text_needs_escaping_when_one_of_its_bytes_does_wherever_it_is() {
+        let clean: Vec<u8> = (0x20..=0xff).filter(|&b| !needs_escape(b)).cycle().take(61).collect();
+        assert!(!any_needs_escape(&clean));
+        assert!(!any_needs_escape(b""));
+        for len in [1, 7, 8, 9, 16, 61] {
+            for pos in 0..len {
+                for b in [0u8, 0x1f, b'"', b'\\'] {
+                    let mut text = clean[..len].to_vec();
+                    text[pos] = b;
+                    assert!(any_needs_escape(&text), "{b:#04x} at {pos} of {len}");
+                }
+            }
         }
     }
 }

@@ -26,7 +26,7 @@ use super::document::{
     ActionDocument, Common, CustomTimings, Document, ErrorDocument, Identity, ResourceDocument, ViewDocument, ViewRef,
 };
 use super::event::{Attributes, Event, EventKind, HttpMethod, UserInfo};
-use super::ids::IdGen;
+use super::ids::{IdGen, Uuid};
 use super::stats::DispatchCounters;
 
 /// Name and key (its `url`) of the view an action, error or resource opens when no view is active,
@@ -115,7 +115,7 @@ struct Resume {
 #[derive(Clone, Debug)]
 struct PendingResource {
     key: String,
-    id: String,
+    id: Uuid,
     method: HttpMethod,
     url: String,
     start_wall_ms: i64,
@@ -469,7 +469,7 @@ impl Scopes {
         at: &At,
         attrs: Attrs,
         count: impl FnOnce(&mut ViewScope),
-    ) -> Option<(Common, ViewRef, String)> {
+    ) -> Option<(Common, ViewRef, Uuid)> {
         let i = self.view_for(at)?;
         let v = self.views.get_mut(i)?;
         count(v);

@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::convert::{type_name, ArgResult, Reader, Sub, BOOLEAN, FUNCTION, NULL, NUMBER, OBJECT, STRING, UNDEFINED};
 use crate::core::attrs::Attrs;
 use crate::core::event::Attributes;
-use crate::core::json_text::{needs_escape, write_str};
+use crate::core::json_text::{any_needs_escape, write_str};
 
 /// Attribute values nested deeper than this are refused: real attributes are shallow, and the
 /// limit is what turns a cyclic object into a clear error instead of a stack overflow.
@@ -72,7 +72,7 @@ impl Encoder<'_> {
         self.push(at, b"\"")?;
         let start = self.out.len();
         self.r.append_utf8(value, at, &mut self.out)?;
-        if self.out[start..].iter().any(|&b| needs_escape(b)) {
+        if any_needs_escape(&self.out[start..]) {
             let raw = self.out.split_off(start);
             let text = std::str::from_utf8(&raw).map_err(|_| self.r.range_err(at, "is not valid UTF-16 text"))?;
             self.out.truncate(start - 1);

@@ -13,6 +13,7 @@ use rum_native::core::attrs::Attrs;
 use rum_native::core::config::{BatchEncoding, Config, TrackingConsent};
 use rum_native::core::document::{ActionDocument, Common, Document, Identity, ViewDocument, ViewRef};
 use rum_native::core::event::{ActionType, Attributes};
+use rum_native::core::ids::IdGen;
 use rum_native::core::seam::DocumentSink;
 use rum_native::core::storage::fs::{AppendFile, DirEntry, Fs, RealFs};
 use rum_native::core::storage::{json, Batch, Storage, StorageError, StorageOptions, WallClock};
@@ -121,7 +122,7 @@ pub fn action(seq: u64, pad: usize) -> Document {
     Document::Action(ActionDocument {
         common: common(seq, pad),
         view: view_ref("view-1"),
-        id: format!("action-{seq}"),
+        id: IdGen::with_seed(seq).uuid(),
         action_type: ActionType::Custom,
         target_name: "button".into(),
     })

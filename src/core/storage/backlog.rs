@@ -59,16 +59,14 @@ impl Backlog {
     }
 }
 
-/// What a document holds in memory, roughly: its struct plus its owned strings and attributes
-/// (shared `Arc`s such as the identity and the global attributes are not its own).
+/// What a document holds in memory, roughly: its struct (ids inline) plus its owned strings and
+/// attributes (shared `Arc`s such as the identity and the global attributes are not its own).
 pub(crate) fn weigh(doc: &Document) -> u64 {
     let own = match doc {
         Document::View(v) => common(&v.common),
-        Document::Action(a) => common(&a.common) + a.id.len() + a.target_name.len(),
-        Document::Error(e) => {
-            common(&e.common) + e.id.len() + e.message.len() + e.stack.as_ref().map_or(0, String::len)
-        }
-        Document::Resource(r) => common(&r.common) + r.id.len() + r.url.len(),
+        Document::Action(a) => common(&a.common) + a.target_name.len(),
+        Document::Error(e) => common(&e.common) + e.message.len() + e.stack.as_ref().map_or(0, String::len),
+        Document::Resource(r) => common(&r.common) + r.url.len(),
         Document::Mapped { value, .. } => value_weight(value),
     };
     (size_of::<Document>() + own) as u64
