@@ -38,7 +38,7 @@ enum Op {
 fn kind() -> impl Strategy<Value = EventKind> {
     let key = |p: &'static str, n: u8| (0..n).prop_map(move |i| format!("{p}{i}"));
     prop_oneof![
-        8 => key("a", 4).prop_map(|name| EventKind::Action { action_type: ActionType::Tap, name }),
+        8 => key("a", 4).prop_map(|name| EventKind::Action { action_type: ActionType::Tap, name: name.into() }),
         2 => key("v", 3).prop_map(|k| start_view(&k)),
         1 => key("v", 3).prop_map(|k| stop_view(&k)),
         1 => key("e", 2).prop_map(|m| error(&m)),

@@ -16,6 +16,7 @@ use super::config::Config;
 use super::context::{AppContext, Connectivity, Display};
 use super::event::{ActionType, Attributes, ErrorSource, HttpMethod, ResourceKind, UserInfo};
 use super::ids::Uuid;
+use super::text::Text;
 
 /// `_dd.format_version` of the RUM event format.
 pub const FORMAT_VERSION: u8 = 2;
@@ -123,7 +124,7 @@ pub struct ActionDocument {
     pub view: ViewRef,
     pub id: Uuid,
     pub action_type: ActionType,
-    pub target_name: String,
+    pub target_name: Text,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use super::attrs::Attrs;
 use super::context::{Connectivity, ConnectivityStatus, DeviceType, NetworkInterface};
 use super::js_enum::{js_enum, ts_union};
+use super::text::Text;
 
 /// Attributes held as values: the global ones, a user's `extra`. A call's own attributes are
 /// captured as JSON text ([`Attrs`]).
@@ -35,7 +36,7 @@ pub struct Event {
 pub enum EventKind {
     StartView { key: String, name: String },
     StopView { key: String },
-    Action { action_type: ActionType, name: String },
+    Action { action_type: ActionType, name: Text },
     Error { message: String, source: ErrorSource, stack: Option<String>, is_crash: bool },
     StartResource { key: String, method: HttpMethod, url: String },
     StopResource { key: String, status_code: u16, kind: ResourceKind, size: Option<u64> },

@@ -17,3 +17,4 @@ pub mod scope;
 pub mod seam;
 pub mod stats;
 pub mod storage;
+pub mod text;

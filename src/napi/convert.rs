@@ -13,6 +13,8 @@ use std::ptr;
 
 use napi_ohos::sys;
 
+use crate::core::text::Text;
+
 /// Strings up to about this many UTF-8 bytes are copied through a stack buffer in one engine call;
 /// longer ones take a length query first. 1 KiB covers names, keys and typical attribute values.
 const STACK_STRING_BYTES: usize = 1024;
@@ -243,10 +245,19 @@ impl Reader {
         self.named(obj, &c).ok_or_else(|| self.napi_failed(Sub::key(&arg, name)))
     }
 
-    /// A JS string as an owned `String` of its exact size (a name, a key, a message: kept with
-    /// the event, so no spare capacity).
+    /// A JS string as an owned `String` of its exact size (a key, a message: kept with the event,
+    /// so no spare capacity).
     pub(super) fn raw_string(&self, value: sys::napi_value, arg: impl Display + Copy) -> ArgResult<String> {
-        // Most strings fit a stack buffer: one engine call, then one exact allocation.
+        self.owned_text(value, arg)
+    }
+
+    /// A JS string's text as `T`. Most strings fit a stack buffer: one engine call, then `T`
+    /// makes the only allocation, if any; a longer one is copied into a buffer `T` takes over.
+    fn owned_text<T: for<'a> From<&'a str> + From<String>>(
+        &self,
+        value: sys::napi_value,
+        arg: impl Display + Copy,
+    ) -> ArgResult<T> {
         let mut stack = [std::mem::MaybeUninit::<u8>::uninit(); STACK_STRING_BYTES];
         let mut written = 0usize;
         // SAFETY: the buffer has STACK_STRING_BYTES bytes; the engine writes at most that many
@@ -263,17 +274,17 @@ impl Reader {
         if status != sys::Status::napi_ok {
             return Err(self.napi_failed(arg));
         }
-        let buf = if written + 4 < STACK_STRING_BYTES {
-            // SAFETY: the engine initialised the first `written` bytes.
-            unsafe { std::slice::from_raw_parts(stack.as_ptr().cast::<u8>(), written) }.to_vec()
-        } else {
-            let mut buf = Vec::new();
-            self.append_utf8(value, arg, &mut buf)?;
-            buf.shrink_to_fit();
-            buf
-        };
         // The engine converts lone surrogates to U+FFFD, so this is valid UTF-8; stay safe anyway.
-        String::from_utf8(buf).map_err(|_| self.range_err(arg, "is not valid UTF-16 text"))
+        let invalid = |_| self.range_err(arg, "is not valid UTF-16 text");
+        if written + 4 < STACK_STRING_BYTES {
+            // SAFETY: the engine initialised the first `written` bytes.
+            let bytes = unsafe { std::slice::from_raw_parts(stack.as_ptr().cast::<u8>(), written) };
+            return std::str::from_utf8(bytes).map(T::from).map_err(invalid);
+        }
+        let mut buf = Vec::new();
+        self.append_utf8(value, arg, &mut buf)?;
+        buf.shrink_to_fit();
+        String::from_utf8(buf).map(T::from).map_err(|e| invalid(e.utf8_error()))
     }
 
     /// Appends a JS string's UTF-8 bytes to `out`. Most strings fit `STACK_STRING_BYTES` of spare
@@ -334,10 +345,27 @@ impl Reader {
     /// A string no longer than `max` bytes.
     pub fn bounded_string(&self, value: sys::napi_value, arg: impl Display + Copy, max: usize) -> ArgResult<String> {
         let s = self.string(value, arg)?;
-        if s.len() > max {
-            return Err(self.range_err(arg, format_args!("is {} bytes, more than the {max} allowed", s.len())));
-        }
+        self.within(arg, s.len(), max)?;
         Ok(s)
+    }
+
+    /// A string no longer than `max` bytes, as a [`Text`]: a short one takes no allocation.
+    pub fn bounded_text(&self, value: sys::napi_value, arg: impl Display + Copy, max: usize) -> ArgResult<Text> {
+        match self.type_of(value) {
+            STRING => {
+                let text: Text = self.owned_text(value, arg)?;
+                self.within(arg, text.len(), max)?;
+                Ok(text)
+            }
+            t => Err(self.type_err(arg, format_args!("must be a string, got {}", type_name(t)))),
+        }
+    }
+
+    fn within(&self, arg: impl Display + Copy, len: usize, max: usize) -> ArgResult<()> {
+        if len > max {
+            return Err(self.range_err(arg, format_args!("is {len} bytes, more than the {max} allowed")));
+        }
+        Ok(())
     }
 
     /// An optional string: `undefined` and `null` are None.

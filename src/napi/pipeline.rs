@@ -197,7 +197,7 @@ impl RumPipeline {
     ) -> ArgResult<(EventKind, Attrs)> {
         let at = |name| Field { within, name };
         let action_type = r.enumerated(t.raw(), at("type"), ActionType::parse, ActionType::ALL)?;
-        let name = r.bounded_string(name.raw(), at("name"), self.max_event)?;
+        let name = r.bounded_text(name.raw(), at("name"), self.max_event)?;
         let attrs = r.attributes(attributes.raw(), at("attributes"), self.max_event)?;
         Ok((EventKind::Action { action_type, name }, attrs))
     }

@@ -230,7 +230,7 @@ impl TestSink {
     pub fn action_names(&self) -> Vec<String> {
         self.docs()
             .iter()
-            .filter_map(|d| if let Document::Action(a) = d { Some(a.target_name.clone()) } else { None })
+            .filter_map(|d| if let Document::Action(a) = d { Some(a.target_name.to_string()) } else { None })
             .collect()
     }
 
@@ -239,7 +239,7 @@ impl TestSink {
         self.docs()
             .into_iter()
             .filter_map(|d| match d {
-                Document::Action(a) => Some((a.target_name, a.common.date)),
+                Document::Action(a) => Some((a.target_name.to_string(), a.common.date)),
                 _ => None,
             })
             .collect()

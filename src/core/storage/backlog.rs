@@ -64,7 +64,7 @@ impl Backlog {
 pub(crate) fn weigh(doc: &Document) -> u64 {
     let own = match doc {
         Document::View(v) => common(&v.common),
-        Document::Action(a) => common(&a.common) + a.target_name.len(),
+        Document::Action(a) => common(&a.common) + a.target_name.heap_bytes(),
         Document::Error(e) => common(&e.common) + e.message.len() + e.stack.as_ref().map_or(0, String::len),
         Document::Resource(r) => common(&r.common) + r.url.len(),
         Document::Mapped { value, .. } => value_weight(value),
