@@ -4,8 +4,22 @@
 
 /// Bytes that JSON requires to be escaped: `"`, `\` and the controls below 0x20.
 pub fn needs_escape(b: u8) -> bool {
-    b < 0x20 || b == b'"' || b == b'\\'
+    ESCAPED[usize::from(b)]
 }
+
+/// [`needs_escape`] as a table: one load a byte, for the short strings (keys) that are most of
+/// a document's strings.
+static ESCAPED: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
@@ -51,6 +65,13 @@ pub fn write_escape(out: &mut Vec<u8>, b: u8) {
 pub fn write_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     out.reserve(bytes.len() + 2);
+    if !any_needs_escape(bytes) {
+        // Almost every string: one check, one copy.
+        out.push(b'"');
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+        return;
+    }
     out.push(b'"');
     let mut run = 0; // start of the bytes not yet copied
     let mut i = 0;
@@ -88,6 +109,25 @@ mod tests {
         }
         for clean in [*b"abcdefgh", *b"        ", [0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xff]] {
             assert!(!chunk_needs_escape(u64::from_le_bytes(clean)), "{clean:?}");
+        }
+    }
+
+    #[test]
+    fn the_escaped_bytes_are_json_s() {
+        for b in 0..=255u8 {
+            assert_eq!(needs_escape(b), b < 0x20 || b == b'"' || b == b'\\', "{b:#04x}");
+        }
+    }
+
+    #[test]
+    fn strings_are_written_as_serde_json_writes_them() {
+        let controls: String = (0u8..0x20).map(char::from).collect();
+        for s in ["", "type", "a\"b", "\\", "tab\there", "é and 日本", "long clean text past one chunk", &controls] {
+            for padded in [s.to_owned(), format!("{s}{s}{s}"), format!("0123456{s}89")] {
+                let mut out = Vec::new();
+                write_str(&mut out, &padded);
+                assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&padded).unwrap());
+            }
         }
     }
 
