@@ -32,6 +32,7 @@ use std::sync::Arc;
 
 use super::attrs::Attrs;
 use super::coalesce::Moment;
+use super::config::QUEUE_CAPACITY;
 use super::document::{Document, DocumentKind};
 use super::event::{ErrorSource, Event, EventKind};
 use super::pipeline::Pipeline;
@@ -357,6 +358,12 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
             self.counters().slices_at_capacity.incr();
             let spent = self.run_slice(Mode::CAPACITY_SLICE);
             self.charge_turn(spent, false);
+        }
+        if self.queue.capacity() == 0 {
+            // The first queued event of this thread: room for the default bound at once, so a
+            // burst does not grow the ring by doubling (a copy of everything queued at each step)
+            // on the UI thread. Pages are only touched as events fill them.
+            self.queue.reserve_exact(self.shared.queue_capacity().min(QUEUE_CAPACITY));
         }
         self.queue.push_back(ev);
         let c = self.shared.counters();
