@@ -6,12 +6,15 @@
 //! caller decides), so no argument can make the binding read or allocate more than that.
 
 use std::fmt::Display;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 
 use napi_ohos::sys;
 use serde_json::Value;
 
-use super::convert::{type_name, ArgResult, Reader, Sub, BOOLEAN, FUNCTION, NULL, NUMBER, OBJECT, STRING, UNDEFINED};
+use super::convert::{
+    type_name, ArgError, ArgResult, Reader, Sub, BOOLEAN, FUNCTION, NULL, NUMBER, OBJECT, STRING, UNDEFINED,
+};
 use crate::core::attrs::Attrs;
 use crate::core::event::Attributes;
 use crate::core::json_text::{any_needs_escape, write_str};
@@ -229,14 +232,64 @@ impl Encoder<'_> {
         Ok(())
     }
 
-    /// The entries of a Map-like object (a JS `Map` or ArkTS `collections.Map`), read through its
-    /// iterator and written one by one, each within the budget as it is read (so an endless
-    /// iterator ends in a RangeError); false for any other object.
+    /// The entries of a Map-like object (a JS `Map` or ArkTS `collections.Map`), written one by
+    /// one, each within the budget as it is read (so an endless iteration ends in a RangeError);
+    /// false for any other object. Through its `forEach`, which hands each entry to a native
+    /// callback (one engine call for the map, none per entry), or through its iterator when it
+    /// has no `forEach`.
     fn map_entries(&mut self, obj: sys::napi_value, at: &dyn Display) -> ArgResult<bool> {
         let r = self.r;
         if !is_map(r, obj) {
             return Ok(false);
         }
+        self.push(at, b"{")?;
+        let read = match r.named(obj, c"forEach").filter(|f| r.type_of(*f) == FUNCTION) {
+            Some(for_each) => self.map_for_each(obj, for_each, at)?,
+            None => false,
+        };
+        if !read {
+            r.take_exception();
+            self.map_iterate(obj, at)?;
+        }
+        self.push(at, b"}")?;
+        Ok(true)
+    }
+
+    /// `obj.forEach(visit)`: the engine calls [`visit_entry`] with each `(value, key)`. An error
+    /// of ours throws inside `forEach` to end it, and is reported instead of that throw. False
+    /// when `forEach` threw before it gave any entry (a platform that refuses a native callback
+    /// there, or a Map-like's own `forEach` failing): the caller reads the iterator instead.
+    fn map_for_each(&mut self, obj: sys::napi_value, for_each: sys::napi_value, at: &dyn Display) -> ArgResult<bool> {
+        let r = self.r;
+        let mut visit = Visit { enc: Some(self), at, first: true, visited: false, error: None };
+        // The function carries only a number; the state is found through VISITING, which holds
+        // it for the call below and no longer (a Map-like that keeps the function and calls it
+        // later, or from another forEach, finds nothing of it).
+        let id = NEXT_VISIT.with(|n| n.replace(n.get().wrapping_add(1)));
+        let mut visitor = ptr::null_mut();
+        // SAFETY: the data is a number, never dereferenced.
+        let status = unsafe {
+            sys::napi_create_function(r.env, c"visit".as_ptr(), 5, Some(visit_entry), id as *mut _, &mut visitor)
+        };
+        r.check(status, at)?;
+        let outer = VISITING.with(|v| v.replace((id, (&mut visit as *mut Visit).cast())));
+        let mut result = ptr::null_mut();
+        // SAFETY: for_each is a function (checked); obj is its receiver.
+        let status = unsafe { sys::napi_call_function(r.env, obj, for_each, 1, &visitor, &mut result) };
+        VISITING.with(|v| v.set(outer));
+        if let Some(e) = visit.error.take() {
+            r.take_exception();
+            return Err(e);
+        }
+        if status != sys::Status::napi_ok && !visit.visited {
+            return Ok(false);
+        }
+        r.check(status, at).map(|()| true)
+    }
+
+    /// The entries of a Map-like without `forEach`, through its iterator.
+    fn map_iterate(&mut self, obj: sys::napi_value, at: &dyn Display) -> ArgResult<()> {
+        let r = self.r;
         let entries_fn = r.field(obj, "entries", at)?;
         let mut iter = ptr::null_mut();
         // SAFETY: entries_fn is a function (checked by is_map); obj is its receiver.
@@ -245,7 +298,6 @@ impl Encoder<'_> {
             return Err(r.napi_failed(at));
         }
         let next = r.field(iter, "next", at)?;
-        self.push(at, b"{")?;
         let mut first = true;
         loop {
             let mut step = ptr::null_mut();
@@ -256,20 +308,29 @@ impl Encoder<'_> {
             }
             let done = r.field(step, "done", at)?;
             if r.type_of(done) == BOOLEAN && r.boolean(done, at)? {
-                break;
+                return Ok(());
             }
             let pair = r.field(step, "value", at)?;
             let k = r.field(pair, "0", at)?;
             let v = r.field(pair, "1", at)?;
-            if r.type_of(k) != STRING {
-                return Err(r.type_err(at, "must be a Map with string keys"));
-            }
-            // Every entry takes at least 4 bytes: an endless iterator of empty keys still ends.
-            self.room(at, 4)?;
-            self.member(k, v, at, 0, &mut first)?;
+            self.entry(k, v, at, &mut first)?;
         }
-        self.push(at, b"}")?;
-        Ok(true)
+    }
+
+    /// One entry of a Map-like.
+    fn entry(
+        &mut self,
+        key: sys::napi_value,
+        value: sys::napi_value,
+        at: &dyn Display,
+        first: &mut bool,
+    ) -> ArgResult<()> {
+        if self.r.type_of(key) != STRING {
+            return Err(self.r.type_err(at, "must be a Map with string keys"));
+        }
+        // Every entry takes at least 4 bytes: an endless iteration of empty keys still ends.
+        self.room(at, 4)?;
+        self.member(key, value, at, 0, first)
     }
 
     fn finish(mut self) -> Attrs {
@@ -301,6 +362,66 @@ impl Drop for Encoder<'_> {
     /// An encoder dropped on an error gives its buffer back too.
     fn drop(&mut self) {
         self.give_back();
+    }
+}
+
+thread_local! {
+    /// The `forEach` call in progress on this thread: its visitor's number and its [`Visit`]
+    /// (nested calls, from a getter read inside an entry, save and restore the outer one).
+    static VISITING: std::cell::Cell<(usize, *mut std::ffi::c_void)> = const { std::cell::Cell::new((0, ptr::null_mut())) };
+    /// The next visitor's number (0 is never current: VISITING starts at it with no state).
+    static NEXT_VISIT: std::cell::Cell<usize> = const { std::cell::Cell::new(1) };
+}
+
+/// What [`visit_entry`] needs while a Map-like's `forEach` runs: the encoder, where errors point,
+/// and the first error.
+struct Visit<'e, 'r> {
+    enc: Option<&'e mut Encoder<'r>>,
+    at: &'e dyn Display,
+    first: bool,
+    /// Whether `forEach` gave an entry.
+    visited: bool,
+    error: Option<ArgError>,
+}
+
+/// The callback a Map-like's `forEach` calls with `(value, key)`: writes the entry, or records
+/// the error and throws to end the iteration. A panic is caught (no unwinding into the engine)
+/// and reported as an error of the argument.
+unsafe extern "C" fn visit_entry(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    let mut argc = 2;
+    let mut argv = [ptr::null_mut(); 2];
+    let mut data = ptr::null_mut();
+    // SAFETY: called by the engine with this callback's info; argv has room for argc values.
+    let status = unsafe { sys::napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), &mut data) };
+    let (current, state) = VISITING.with(|v| v.get());
+    if status != sys::Status::napi_ok || state.is_null() || data as usize != current {
+        return ptr::null_mut();
+    }
+    // Taken while this entry is written: a getter that calls this visitor again finds nothing.
+    VISITING.with(|v| v.set((current, ptr::null_mut())));
+    // SAFETY: `state` is the `Visit` of the `map_for_each` call in progress that created this
+    // function (its number is current), alive until that call returns, and no other reference
+    // to it exists while VISITING does not hold it.
+    let visit = unsafe { &mut *state.cast::<Visit>() };
+    visit_with(env, visit, argv);
+    VISITING.with(|v| v.set((current, state)));
+    ptr::null_mut()
+}
+
+fn visit_with(env: sys::napi_env, visit: &mut Visit, argv: [sys::napi_value; 2]) {
+    let (Some(enc), None) = (visit.enc.as_deref_mut(), &visit.error) else { return };
+    let (value, key) = (argv[0], argv[1]);
+    visit.visited = true;
+    let at = visit.at;
+    let mut first = visit.first;
+    let written = catch_unwind(AssertUnwindSafe(|| enc.entry(key, value, at, &mut first)))
+        .unwrap_or_else(|_| Err(enc.r.range_err(at, "could not be read (a panic in the binding)")));
+    visit.first = first;
+    if let Err(e) = written {
+        visit.error = Some(e);
+        // Ends forEach; map_for_each clears it and reports the error instead.
+        // SAFETY: env is the live env of this callback.
+        unsafe { sys::napi_throw_error(env, ptr::null(), c"rum-native: attribute error".as_ptr()) };
     }
 }
 

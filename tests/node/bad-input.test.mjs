@@ -57,6 +57,15 @@ const throwingGet = () =>
     },
   );
 
+// A Map-like as the binding recognises one (callable entries and get, a numeric size), with
+// whatever else `extra` gives it (a forEach).
+const mapLike = (pairs, extra = {}) => ({
+  size: pairs.length,
+  get: (k) => pairs.find(([key]) => key === k)?.[1],
+  entries: () => pairs[Symbol.iterator](),
+  ...extra,
+});
+
 // [label, call, error class(es), method, argument]
 const CASES = [
   // addAction
@@ -93,6 +102,36 @@ const CASES = [
   [
     'addAction Map attributes with a bad value',
     (p) => p.addAction('tap', 'bad', new Map([['n', NaN]])),
+    R,
+    'addAction',
+    'attributes',
+  ],
+  [
+    'addAction Map attributes with a bad value after good ones',
+    (p) => p.addAction('tap', 'bad', new Map([['a', 1], ['b', 'x'], ['n', Infinity], ['c', 2]])),
+    R,
+    'addAction',
+    'attributes',
+  ],
+  [
+    'addAction Map-like whose forEach throws after an entry',
+    (p) =>
+      p.addAction('tap', 'bad', mapLike([['a', 1]], { forEach(visit) { visit(1, 'a'); throw new Error('forEach exploded'); } })),
+    T,
+    'addAction',
+    'attributes',
+  ],
+  [
+    'addAction Map-like whose forEach gives a number key',
+    (p) => p.addAction('tap', 'bad', mapLike([], { forEach: (visit) => visit('v', 5) })),
+    T,
+    'addAction',
+    'attributes',
+  ],
+  [
+    'addAction Map-like whose forEach never ends',
+    (p) =>
+      p.addAction('tap', 'bad', mapLike([], { forEach: (visit) => { for (let i = 0; ; i++) visit('v', `k${i}`); } })),
     R,
     'addAction',
     'attributes',
@@ -252,6 +291,37 @@ test('documented conversions: undefined skipped, Dates → epoch ms, Map attribu
   assert.equal(byName['with-global'].context.globalDate, 42);
   assert.equal(byName['with-global'].usr.id, 'u');
   assert.ok(!('name' in byName['with-global'].usr), 'an undefined user field is skipped');
+});
+
+test('Map-likes: read through forEach when they have one, else their iterator; a visitor kept past the call does nothing', (t) => {
+  const { p, dir } = openPipeline(t);
+  p.startView('main', 'Main');
+  let kept;
+  const keeper = mapLike([['a', 1]], {
+    forEach(visit) {
+      kept = visit;
+      visit(1, 'a');
+      visit({ deep: [true] }, 'b');
+    },
+  });
+  p.addAction('tap', 'forEach', keeper);
+  // Called after the call returned, and from inside another Map's forEach: neither writes anywhere.
+  assert.equal(kept('late', 'late'), undefined);
+  p.addAction('tap', 'nested', mapLike([], { forEach: (visit) => { kept('inner', 'inner'); visit('x', 'own'); } }));
+  p.addAction('tap', 'iterator', mapLike([['i1', 'v1'], ['i2', 2]]));
+  p.addAction('tap', 'repeats', mapLike([], { forEach: (visit) => { visit(1, 'a'); visit(2, 'a'); } }));
+  p.addAction('tap', 'empty', mapLike([], { forEach() {} }));
+  // A forEach that throws before it gives an entry (a platform refusing a native callback there):
+  // the iterator is read instead.
+  p.addAction('tap', 'refused', mapLike([['r', 1]], { forEach() { throw new Error('10200011'); } }));
+  assert.equal(p.flush(), true);
+  const byName = Object.fromEntries(ofType(readBatchFiles(dir).docs, 'action').map((a) => [a.action.target.name, a]));
+  assert.deepEqual(byName.forEach.context, { a: 1, b: { deep: [true] } });
+  assert.deepEqual(byName.nested.context, { own: 'x' });
+  assert.deepEqual(byName.iterator.context, { i1: 'v1', i2: 2 });
+  assert.deepEqual(byName.repeats.context, { a: 2 }, 'a repeated key: the last value');
+  assert.deepEqual(byName.empty.context, {});
+  assert.deepEqual(byName.refused.context, { r: 1 });
 });
 
 test('objects read by their properties: class instances and array-likes (how ArkTS Sendable values arrive)', (t) => {
