@@ -1,6 +1,7 @@
 // A deterministic profile of the caller's cost: Node-API calls and instructions per call of
-// `addAction` (queued and inline), `addActions` and the floor (`copyArgsFloor`, a native function
-// that only copies the same arguments), counted by valgrind's callgrind, which counts instructions,
+// `addAction` (queued and inline), `addActions` (attributes as plain objects, and as Maps, the way
+// Sendable events carry them) and the floor (`copyArgsFloor`, a native function that only copies
+// the same arguments), counted by valgrind's callgrind, which counts instructions,
 // not seconds, so the figures repeat whatever else the machine is doing.
 //
 //   node benches/napi-calls.mjs            (needs valgrind; apt-get install valgrind)
@@ -34,8 +35,10 @@ function child(variant, n) {
   p.startView('v', 'V');
   const start = Date.now();
   while (variant === 'queued' && Date.now() - start < 2) p.addAction('tap', 'warm', attrs);
-  if (variant === 'addActions') {
-    const list = Array.from({ length: n }, (_, i) => ({ type: 'tap', name: `a${i}`, attributes: attrs }));
+  if (variant === 'addActions' || variant === 'addActionsMap') {
+    // addActionsMap: the attributes in a Map, as a Sendable RumAction carries them (collections.Map).
+    const attributes = variant === 'addActionsMap' ? new Map(Object.entries(attrs)) : attrs;
+    const list = Array.from({ length: n }, (_, i) => ({ type: 'tap', name: `a${i}`, attributes }));
     globalThis.__mark?.();
     p.addActions(list);
   } else if (variant === 'floor') {
@@ -87,7 +90,7 @@ function profile(variant, n) {
   // engine's call into native code are the same for every variant, and later processing (slices,
   // the final drain) is not the caller's capture cost.
   // The methods' callbacks are the receiver-checked ones of src/napi/receiver.rs (`on_prototype::<method>`).
-  const collect = { floor: '*copy_args_floor_c_callback*', addActions: '*on_prototype::add_actions' }[variant] ?? '*on_prototype::add_action';
+  const collect = { floor: '*copy_args_floor_c_callback*', addActions: '*on_prototype::add_actions', addActionsMap: '*on_prototype::add_actions' }[variant] ?? '*on_prototype::add_action';
   const r = spawnSync('valgrind', ['--tool=callgrind', '--separate-threads=yes', `--toggle-collect=${collect}`, `--callgrind-out-file=${out}`, process.execPath, SELF, '--child', variant, String(n)], {
     env: { ...process.env, RUM_NATIVE_LIB: libraryPath(), RUM_NATIVE_QUIET: '1' },
     encoding: 'utf8',
@@ -112,7 +115,7 @@ if (process.argv[2] === '--child') {
   }
   console.log(`Per call, JS thread only (callgrind, N = ${N} vs ${3 * N}): ${libraryPath()}`);
   const rows = [];
-  for (const variant of ['floor', 'queued', 'inline', 'addActions']) {
+  for (const variant of ['floor', 'queued', 'inline', 'addActions', 'addActionsMap']) {
     const [a, b] = [profile(variant, N), profile(variant, 3 * N)];
     const per = (x, y) => (y - x) / (2 * N);
     const fns = new Set([...a.calls.keys(), ...b.calls.keys()]);

@@ -261,18 +261,13 @@ impl Encoder<'_> {
     /// there, or a Map-like's own `forEach` failing): the caller reads the iterator instead.
     fn map_for_each(&mut self, obj: sys::napi_value, for_each: sys::napi_value, at: &dyn Display) -> ArgResult<bool> {
         let r = self.r;
+        let visitor = r.visitor(at)?;
         let mut visit = Visit { enc: Some(self), at, first: true, visited: false, error: None };
-        // The function carries only a number; the state is found through VISITING, which holds
-        // it for the call below and no longer (a Map-like that keeps the function and calls it
-        // later, or from another forEach, finds nothing of it).
-        let id = NEXT_VISIT.with(|n| n.replace(n.get().wrapping_add(1)));
-        let mut visitor = ptr::null_mut();
-        // SAFETY: the data is a number, never dereferenced.
-        let status = unsafe {
-            sys::napi_create_function(r.env, c"visit".as_ptr(), 5, Some(visit_entry), id as *mut _, &mut visitor)
-        };
-        r.check(status, at)?;
-        let outer = VISITING.with(|v| v.replace((id, (&mut visit as *mut Visit).cast())));
+        // The function carries no state: it finds it through VISITING, which holds it for the
+        // call below and no longer (a Map-like that keeps the function and calls it later finds
+        // nothing; one that calls it from within another map's forEach writes to that map, as
+        // that map's own visitor would).
+        let outer = VISITING.with(|v| v.replace((&mut visit as *mut Visit).cast()));
         let mut result = ptr::null_mut();
         // SAFETY: for_each is a function (checked); obj is its receiver.
         let status = unsafe { sys::napi_call_function(r.env, obj, for_each, 1, &visitor, &mut result) };
@@ -366,11 +361,9 @@ impl Drop for Encoder<'_> {
 }
 
 thread_local! {
-    /// The `forEach` call in progress on this thread: its visitor's number and its [`Visit`]
-    /// (nested calls, from a getter read inside an entry, save and restore the outer one).
-    static VISITING: std::cell::Cell<(usize, *mut std::ffi::c_void)> = const { std::cell::Cell::new((0, ptr::null_mut())) };
-    /// The next visitor's number (0 is never current: VISITING starts at it with no state).
-    static NEXT_VISIT: std::cell::Cell<usize> = const { std::cell::Cell::new(1) };
+    /// The [`Visit`] of the `forEach` call in progress on this thread (nested calls, from a getter
+    /// read inside an entry, save and restore the outer one).
+    static VISITING: std::cell::Cell<*mut std::ffi::c_void> = const { std::cell::Cell::new(ptr::null_mut()) };
 }
 
 /// What [`visit_entry`] needs while a Map-like's `forEach` runs: the encoder, where errors point,
@@ -390,21 +383,20 @@ struct Visit<'e, 'r> {
 unsafe extern "C" fn visit_entry(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
     let mut argc = 2;
     let mut argv = [ptr::null_mut(); 2];
-    let mut data = ptr::null_mut();
     // SAFETY: called by the engine with this callback's info; argv has room for argc values.
-    let status = unsafe { sys::napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), &mut data) };
-    let (current, state) = VISITING.with(|v| v.get());
-    if status != sys::Status::napi_ok || state.is_null() || data as usize != current {
+    let status =
+        unsafe { sys::napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), ptr::null_mut()) };
+    // Taken while this entry is written: a getter that calls the visitor again finds nothing.
+    let state = VISITING.with(|v| v.replace(ptr::null_mut()));
+    if status != sys::Status::napi_ok || state.is_null() {
+        VISITING.with(|v| v.set(state));
         return ptr::null_mut();
     }
-    // Taken while this entry is written: a getter that calls this visitor again finds nothing.
-    VISITING.with(|v| v.set((current, ptr::null_mut())));
-    // SAFETY: `state` is the `Visit` of the `map_for_each` call in progress that created this
-    // function (its number is current), alive until that call returns, and no other reference
-    // to it exists while VISITING does not hold it.
+    // SAFETY: `state` is the `Visit` of the `map_for_each` call in progress, alive until that
+    // call returns, and no other reference to it exists while VISITING does not hold it.
     let visit = unsafe { &mut *state.cast::<Visit>() };
     visit_with(env, visit, argv);
-    VISITING.with(|v| v.set((current, state)));
+    VISITING.with(|v| v.set(state));
     ptr::null_mut()
 }
 
@@ -455,6 +447,43 @@ fn has_repeated_key(a: &Attrs) -> bool {
 }
 
 impl Reader {
+    /// The function Map-likes' `forEach` is called with: made once per call, or found where the
+    /// pipeline keeps it (Node makes a function in about 12,000 instructions; a weak reference
+    /// gives it back in a few hundred).
+    fn visitor(&self, at: &dyn Display) -> ArgResult<sys::napi_value> {
+        if !self.visitor.get().is_null() {
+            return Ok(self.visitor.get());
+        }
+        let kept = self.kept_visitor.as_deref().map_or(ptr::null_mut(), std::cell::Cell::get);
+        let mut f = ptr::null_mut();
+        if !kept.is_null() {
+            // SAFETY: kept is a reference of this env (a pipeline's, which lives in one env).
+            // Null when the engine collected the function.
+            let _ = unsafe { sys::napi_get_reference_value(self.env, kept, &mut f) };
+        }
+        if f.is_null() {
+            // SAFETY: visit_entry is a callback of this shape; it takes no data.
+            let status = unsafe {
+                sys::napi_create_function(self.env, c"visit".as_ptr(), 5, Some(visit_entry), ptr::null_mut(), &mut f)
+            };
+            self.check(status, at)?;
+            if let Some(slot) = &self.kept_visitor {
+                let mut weak = ptr::null_mut();
+                // SAFETY: f is a function of this env; a weak reference (count 0) keeps nothing
+                // alive. The one it replaces, whose function was collected, is deleted.
+                if unsafe { sys::napi_create_reference(self.env, f, 0, &mut weak) } == sys::Status::napi_ok {
+                    let old = slot.replace(weak);
+                    if !old.is_null() {
+                        // SAFETY: old is a reference of this env, no longer used.
+                        let _ = unsafe { sys::napi_delete_reference(self.env, old) };
+                    }
+                }
+            }
+        }
+        self.visitor.set(f);
+        Ok(f)
+    }
+
     /// Attributes: `undefined`/`null` → none; a plain object (or a Sendable object, read by its
     /// properties) → its own enumerable properties; a `Map` (or `collections.Map`) → its entries.
     /// Values must be JSON-like; `undefined` members are skipped as `JSON.stringify` does, Dates

@@ -60,10 +60,15 @@ pub(super) fn type_name(t: i32) -> &'static str {
 }
 
 /// One argument being read: where errors are attributed.
-#[derive(Clone, Copy)]
 pub struct Reader {
     pub env: sys::napi_env,
     pub method: &'static str,
+    /// The function Map-likes' `forEach` is called with (`attributes::visitor`), once made or
+    /// found in this call.
+    pub(super) visitor: std::cell::Cell<sys::napi_value>,
+    /// Where a pipeline keeps it between calls (a weak reference: the engine may collect it, and
+    /// it is made again then).
+    pub(super) kept_visitor: Option<std::rc::Rc<std::cell::Cell<sys::napi_ref>>>,
 }
 
 /// The path of a value inside an argument (`attributes.user.name`, `attributes.list[3]`), built
@@ -124,7 +129,16 @@ impl Display for Field<'_> {
 
 impl Reader {
     pub fn new(env: sys::napi_env, method: &'static str) -> Self {
-        Self { env, method }
+        Self { env, method, visitor: std::cell::Cell::new(ptr::null_mut()), kept_visitor: None }
+    }
+
+    /// A reader that finds the Map-like visitor where a pipeline keeps it, and keeps it there.
+    pub fn keeping_visitor(
+        env: sys::napi_env,
+        method: &'static str,
+        kept: &std::rc::Rc<std::cell::Cell<sys::napi_ref>>,
+    ) -> Self {
+        Self { kept_visitor: Some(std::rc::Rc::clone(kept)), ..Self::new(env, method) }
     }
 
     pub fn type_err(&self, arg: impl Display + Copy, msg: impl std::fmt::Display) -> ArgError {

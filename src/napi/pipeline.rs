@@ -46,6 +46,9 @@ pub struct RumPipeline {
     max_event: usize,
     /// The JS environment's teardown hook; removed when the pipeline is dropped.
     teardown: Teardown,
+    /// A weak reference to the function Map-like attributes are read with (`Reader::visitor`),
+    /// made at the first Map and again if the engine collects it. Freed with the environment.
+    visitor: Rc<std::cell::Cell<napi_ohos::sys::napi_ref>>,
 }
 
 impl Drop for RumPipeline {
@@ -97,7 +100,7 @@ impl RumPipeline {
             Arc::downgrade(&shared),
             Duration::from_millis(shared.config.flush_timeout_ms.into()),
         )?;
-        Ok(Self { shared, dispatcher, inbox, clock, _timers: timers, max_event, teardown })
+        Ok(Self { shared, dispatcher, inbox, clock, _timers: timers, max_event, teardown, visitor: Rc::default() })
     }
 
     /// Hands one event to the dispatcher, or to the inbox when called from inside the mapper.
@@ -117,7 +120,7 @@ impl RumPipeline {
     }
 
     fn reader(&self, env: &Env, method: &'static str) -> Reader {
-        Reader::new(env.raw(), method)
+        Reader::keeping_visitor(env.raw(), method, &self.visitor)
     }
 
     /// The shape of every method that records one event: note when the call entered, read its

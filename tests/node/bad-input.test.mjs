@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 
 import {
   assertArgError,
@@ -56,6 +58,9 @@ const throwingGet = () =>
       },
     },
   );
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc');
 
 // A Map-like as the binding recognises one (callable entries and get, a numeric size), with
 // whatever else `extra` gives it (a forEach).
@@ -293,7 +298,7 @@ test('documented conversions: undefined skipped, Dates → epoch ms, Map attribu
   assert.ok(!('name' in byName['with-global'].usr), 'an undefined user field is skipped');
 });
 
-test('Map-likes: read through forEach when they have one, else their iterator; a visitor kept past the call does nothing', (t) => {
+test('Map-likes: read through forEach when they have one, else their iterator; a visitor called after the call writes nothing', (t) => {
   const { p, dir } = openPipeline(t);
   p.startView('main', 'Main');
   let kept;
@@ -305,22 +310,34 @@ test('Map-likes: read through forEach when they have one, else their iterator; a
     },
   });
   p.addAction('tap', 'forEach', keeper);
-  // Called after the call returned, and from inside another Map's forEach: neither writes anywhere.
+  // Called after the call returned, it writes nothing; from inside another Map's forEach it is
+  // that Map's visitor (one function serves every Map of a pipeline).
   assert.equal(kept('late', 'late'), undefined);
   p.addAction('tap', 'nested', mapLike([], { forEach: (visit) => { kept('inner', 'inner'); visit('x', 'own'); } }));
   p.addAction('tap', 'iterator', mapLike([['i1', 'v1'], ['i2', 2]]));
   p.addAction('tap', 'repeats', mapLike([], { forEach: (visit) => { visit(1, 'a'); visit(2, 'a'); } }));
   p.addAction('tap', 'empty', mapLike([], { forEach() {} }));
+  // The visitor called again while an entry is being written (from a getter of its value).
+  p.addAction('tap', 'reentrant', mapLike([], {
+    forEach(visit) {
+      visit({ get g() { visit('evil', 'evil'); return 1; } }, 'a');
+    },
+  }));
+  // After the engine collected the visitor, the next Map gets a new one.
+  gc();
+  p.addAction('tap', 'after-gc', new Map([['g', 1]]));
   // A forEach that throws before it gives an entry (a platform refusing a native callback there):
   // the iterator is read instead.
   p.addAction('tap', 'refused', mapLike([['r', 1]], { forEach() { throw new Error('10200011'); } }));
   assert.equal(p.flush(), true);
   const byName = Object.fromEntries(ofType(readBatchFiles(dir).docs, 'action').map((a) => [a.action.target.name, a]));
   assert.deepEqual(byName.forEach.context, { a: 1, b: { deep: [true] } });
-  assert.deepEqual(byName.nested.context, { own: 'x' });
+  assert.deepEqual(byName.nested.context, { inner: 'inner', own: 'x' });
   assert.deepEqual(byName.iterator.context, { i1: 'v1', i2: 2 });
   assert.deepEqual(byName.repeats.context, { a: 2 }, 'a repeated key: the last value');
   assert.deepEqual(byName.empty.context, {});
+  assert.deepEqual(byName.reentrant.context, { a: { g: 1 } });
+  assert.deepEqual(byName['after-gc'].context, { g: 1 });
   assert.deepEqual(byName.refused.context, { r: 1 });
 });
 
