@@ -110,6 +110,11 @@ impl fmt::Debug for Attrs {
 pub struct Key<'a>(&'a str);
 
 impl<'a> Key<'a> {
+    /// The key as written, quotes and escapes included.
+    pub fn as_written(self) -> &'a str {
+        self.0
+    }
+
     /// The key's text: borrowed when it has no escape (the usual case), decoded otherwise.
     pub fn decoded(self) -> std::borrow::Cow<'a, str> {
         let inner = &self.0[1..self.0.len() - 1];

@@ -243,7 +243,7 @@ impl Encoder<'_> {
             return Ok(false);
         }
         self.push(at, b"{")?;
-        let read = match r.named(obj, c"forEach").filter(|f| r.type_of(*f) == FUNCTION) {
+        let read = match r.named_often(obj, c"forEach").filter(|f| r.type_of(*f) == FUNCTION) {
             Some(for_each) => self.map_for_each(obj, for_each, at)?,
             None => false,
         };
@@ -433,17 +433,26 @@ impl Display for KeyPath<'_> {
 
 /// A Map-like: has callable `entries` and `get` and a numeric `size`.
 fn is_map(r: &Reader, obj: sys::napi_value) -> bool {
-    let has = |name: &std::ffi::CStr, t: i32| r.named(obj, name).map(|v| r.type_of(v) == t).unwrap_or(false);
+    let has =
+        |name: &'static std::ffi::CStr, t: i32| r.named_often(obj, name).map(|v| r.type_of(v) == t).unwrap_or(false);
     let yes = has(c"entries", FUNCTION) && has(c"get", FUNCTION) && has(c"size", NUMBER);
     // A throwing getter during the probe is not a Map; clear it so the real read reports it.
     r.take_exception();
     yes
 }
 
-/// Whether two members of `a` share a key (a Map-like whose iterator repeats one).
+/// Whether two members of `a` share a key (a Map-like whose iterator repeats one). Keys are
+/// compared as written: the encoder writes one string one way only. No allocation.
 fn has_repeated_key(a: &Attrs) -> bool {
-    let keys: Vec<_> = a.entries().map(|(k, _)| k.decoded()).take(DUPLICATE_SCAN_MAX + 1).collect();
-    keys.len() > DUPLICATE_SCAN_MAX || keys.iter().enumerate().any(|(i, k)| keys[..i].contains(k))
+    let mut keys = [""; DUPLICATE_SCAN_MAX];
+    for (i, (key, _)) in a.entries().enumerate() {
+        let Some(slot) = keys.get_mut(i) else { return true };
+        *slot = key.as_written();
+        if keys[..i].contains(&keys[i]) {
+            return true;
+        }
+    }
+    false
 }
 
 impl Reader {

@@ -229,12 +229,14 @@ impl RumPipeline {
                 if !r.is_object(item) {
                     return Err(r.type_err(at, "must be an object { type, name, attributes? }"));
                 }
-                let field = |name: &str| -> ArgResult<Unknown> {
-                    let v = r.field(item, name, at)?;
+                let field = |name: &'static std::ffi::CStr| -> ArgResult<Unknown> {
+                    let v = r
+                        .named_often(item, name)
+                        .ok_or_else(|| r.napi_failed(Sub::key(&at, name.to_str().unwrap_or_default())))?;
                     // SAFETY: v is a live handle of this call's scope.
                     Ok(unsafe { Unknown::from_raw_unchecked(r.env, v) })
                 };
-                let (t, n, a) = (field("type")?, field("name")?, field("attributes")?);
+                let (t, n, a) = (field(c"type")?, field(c"name")?, field(c"attributes")?);
                 out.push(self.action(&r, &t, &n, &a, Some(&at))?);
             }
             Ok(out)

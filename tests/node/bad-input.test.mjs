@@ -316,6 +316,11 @@ test('Map-likes: read through forEach when they have one, else their iterator; a
   p.addAction('tap', 'nested', mapLike([], { forEach: (visit) => { kept('inner', 'inner'); visit('x', 'own'); } }));
   p.addAction('tap', 'iterator', mapLike([['i1', 'v1'], ['i2', 2]]));
   p.addAction('tap', 'repeats', mapLike([], { forEach: (visit) => { visit(1, 'a'); visit(2, 'a'); } }));
+  p.addAction('tap', 'escaped-repeats', mapLike([], {
+    forEach: (visit) => { visit(1, 'q"\n'); visit(0, 'b'); visit(2, 'q"\n'); },
+  }));
+  const many = Array.from({ length: 40 }, (_, i) => [`k${i}`, i]);
+  p.addAction('tap', 'many', mapLike([], { forEach: (visit) => many.forEach(([k, v]) => visit(v, k)) }));
   p.addAction('tap', 'empty', mapLike([], { forEach() {} }));
   // The visitor called again while an entry is being written (from a getter of its value).
   p.addAction('tap', 'reentrant', mapLike([], {
@@ -335,6 +340,8 @@ test('Map-likes: read through forEach when they have one, else their iterator; a
   assert.deepEqual(byName.nested.context, { inner: 'inner', own: 'x' });
   assert.deepEqual(byName.iterator.context, { i1: 'v1', i2: 2 });
   assert.deepEqual(byName.repeats.context, { a: 2 }, 'a repeated key: the last value');
+  assert.deepEqual(byName['escaped-repeats'].context, { 'q"\n': 2, b: 0 });
+  assert.deepEqual(byName.many.context, Object.fromEntries(many));
   assert.deepEqual(byName.empty.context, {});
   assert.deepEqual(byName.reentrant.context, { a: { g: 1 } });
   assert.deepEqual(byName['after-gc'].context, { g: 1 });
