@@ -262,7 +262,7 @@ impl Encoder<'_> {
     fn map_for_each(&mut self, obj: sys::napi_value, for_each: sys::napi_value, at: &dyn Display) -> ArgResult<bool> {
         let r = self.r;
         let visitor = r.visitor(at)?;
-        let mut visit = Visit { enc: Some(self), at, first: true, visited: false, error: None };
+        let mut visit = Visit { enc: self, at, first: true, visited: false, error: None };
         // The function carries no state: it finds it through VISITING, which holds it for the
         // call below and no longer (a Map-like that keeps the function and calls it later finds
         // nothing; one that calls it from within another map's forEach writes to that map, as
@@ -369,7 +369,7 @@ thread_local! {
 /// What [`visit_entry`] needs while a Map-like's `forEach` runs: the encoder, where errors point,
 /// and the first error.
 struct Visit<'e, 'r> {
-    enc: Option<&'e mut Encoder<'r>>,
+    enc: &'e mut Encoder<'r>,
     at: &'e dyn Display,
     first: bool,
     /// Whether `forEach` gave an entry.
@@ -401,7 +401,10 @@ unsafe extern "C" fn visit_entry(env: sys::napi_env, info: sys::napi_callback_in
 }
 
 fn visit_with(env: sys::napi_env, visit: &mut Visit, argv: [sys::napi_value; 2]) {
-    let (Some(enc), None) = (visit.enc.as_deref_mut(), &visit.error) else { return };
+    if visit.error.is_some() {
+        return;
+    }
+    let enc = &mut *visit.enc;
     let (value, key) = (argv[0], argv[1]);
     visit.visited = true;
     let at = visit.at;

@@ -296,6 +296,16 @@ impl Reader {
         (status == sys::Status::napi_ok).then_some(out)
     }
 
+    /// [`Reader::field`] for a name read many times in one call ([`Reader::named_often`]).
+    pub fn field_often(
+        &self,
+        obj: sys::napi_value,
+        name: &'static std::ffi::CStr,
+        arg: impl Display + Copy,
+    ) -> ArgResult<sys::napi_value> {
+        self.named_often(obj, name).ok_or_else(|| self.napi_failed(Sub::key(&arg, name.to_str().unwrap_or_default())))
+    }
+
     /// `obj[name]` for a property of an argument object, with errors attributed to `arg.name`.
     /// The name is NUL-terminated in a stack buffer (names are short literals): no allocation.
     pub fn field(&self, obj: sys::napi_value, name: &str, arg: impl Display + Copy) -> ArgResult<sys::napi_value> {
@@ -403,8 +413,17 @@ impl Reader {
 
     /// A required string.
     pub fn string(&self, value: sys::napi_value, arg: impl Display + Copy) -> ArgResult<String> {
+        self.string_as(value, arg)
+    }
+
+    /// A string argument as `T` (a `String`, or a [`Text`] that holds a short one inline).
+    fn string_as<T: for<'a> From<&'a str> + From<String>>(
+        &self,
+        value: sys::napi_value,
+        arg: impl Display + Copy,
+    ) -> ArgResult<T> {
         match self.type_of(value) {
-            STRING => self.raw_string(value, arg),
+            STRING => self.owned_text(value, arg),
             t => Err(self.type_err(arg, format_args!("must be a string, got {}", type_name(t)))),
         }
     }
@@ -418,14 +437,9 @@ impl Reader {
 
     /// A string no longer than `max` bytes, as a [`Text`]: a short one takes no allocation.
     pub fn bounded_text(&self, value: sys::napi_value, arg: impl Display + Copy, max: usize) -> ArgResult<Text> {
-        match self.type_of(value) {
-            STRING => {
-                let text: Text = self.owned_text(value, arg)?;
-                self.within(arg, text.len(), max)?;
-                Ok(text)
-            }
-            t => Err(self.type_err(arg, format_args!("must be a string, got {}", type_name(t)))),
-        }
+        let text: Text = self.string_as(value, arg)?;
+        self.within(arg, text.len(), max)?;
+        Ok(text)
     }
 
     fn within(&self, arg: impl Display + Copy, len: usize, max: usize) -> ArgResult<()> {

@@ -230,9 +230,7 @@ impl RumPipeline {
                     return Err(r.type_err(at, "must be an object { type, name, attributes? }"));
                 }
                 let field = |name: &'static std::ffi::CStr| -> ArgResult<Unknown> {
-                    let v = r
-                        .named_often(item, name)
-                        .ok_or_else(|| r.napi_failed(Sub::key(&at, name.to_str().unwrap_or_default())))?;
+                    let v = r.field_often(item, name, at)?;
                     // SAFETY: v is a live handle of this call's scope.
                     Ok(unsafe { Unknown::from_raw_unchecked(r.env, v) })
                 };
