@@ -17,6 +17,7 @@
 //! it); `napi` (feature `napi`, on by default) is the thin binding.
 
 pub mod core;
+pub mod interface;
 pub mod log;
 
 #[cfg(feature = "napi")]

@@ -5,7 +5,8 @@
 use napi_derive_ohos::napi;
 use napi_ohos::bindgen_prelude::*;
 
-use super::convert::Reader;
+use super::args::Args;
+use super::js::Js;
 use super::throw;
 
 /// Copies `type`, `name` and `attributes` as `addAction` does, and does nothing else.
@@ -13,13 +14,14 @@ use super::throw;
 #[cfg_attr(test, allow(dead_code))]
 #[napi(catch_unwind, ts_args_type = "type: string, name: string, attributes?: Record<string, unknown>")]
 pub fn copy_args_floor(env: Env, action_type: Unknown, name: Unknown, attributes: Unknown) -> Result<()> {
-    let r = Reader::new(env.raw(), "copyArgsFloor");
+    let js = Js::of(&env);
+    let r = Args::new(js, "copyArgsFloor");
     let copied = (|| {
         // Short strings inline, as an action's name is held (the type is a string here, an enum
         // read from the same copy in addAction).
-        let t = r.bounded_text(action_type.raw(), "type", usize::MAX)?;
-        let n = r.bounded_text(name.raw(), "name", usize::MAX)?;
-        let a = r.attributes(attributes.raw(), "attributes", usize::MAX)?;
+        let t = r.bounded_text(js.unknown(&action_type), "type", usize::MAX)?;
+        let n = r.bounded_text(js.unknown(&name), "name", usize::MAX)?;
+        let a = r.attributes(js.unknown(&attributes), "attributes", usize::MAX)?;
         Ok((t, n, a))
     })();
     match copied {
@@ -27,6 +29,6 @@ pub fn copy_args_floor(env: Env, action_type: Unknown, name: Unknown, attributes
             std::hint::black_box(values);
             Ok(())
         }
-        Err(e) => Err(throw(&env, e)),
+        Err(e) => Err(throw(js, e)),
     }
 }

@@ -6,17 +6,16 @@ use std::fmt::Display;
 use std::path::PathBuf;
 
 use napi_derive_ohos::napi;
-use napi_ohos::sys;
-
-use super::convert::{ArgResult, Reader, Sub};
+use super::args::{ArgResult, Args, Sub};
+use super::js::Value;
 use crate::core::config::{BatchEncoding, Config, ConfigError, TrackingConsent};
 use crate::core::context::{
     AppContext, Connectivity, ConnectivityStatus, Device, DeviceType, NetworkInterface, Os, Viewport,
 };
 
 /// Options of `new RumPipeline(options)`.
-#[napi(object)]
-pub struct PipelineOptions {
+#[napi(object, js_name = "PipelineOptions")]
+pub struct BindingPipelineOptions {
     /// Directory the pipeline owns; batches go to `<storageDir>/rum/`. On HarmonyOS, a folder under
     /// the application's `filesDir`. Pipelines with the same directory share one writer.
     pub storage_dir: String,
@@ -71,20 +70,20 @@ pub struct PipelineOptions {
     /// `build_version` of every document: the app's build (version code).
     pub build_version: Option<String>,
     /// `device` of every document.
-    pub device: Option<DeviceInfo>,
+    pub device: Option<BindingDeviceInfo>,
     /// `os` of every document.
-    pub os: Option<OsInfo>,
+    pub os: Option<BindingOsInfo>,
     /// `display.viewport` of every document, pixels.
-    pub viewport: Option<ViewportSize>,
+    pub viewport: Option<BindingViewportSize>,
     /// `application.current_locale` of every document: a language tag such as "zh-Hans-CN".
     pub locale: Option<String>,
     /// `connectivity` of documents until the first `setConnectivity()`.
-    pub connectivity: Option<ConnectivityInfo>,
+    pub connectivity: Option<BindingConnectivityInfo>,
 }
 
 /// `device` of the RUM event format.
-#[napi(object)]
-pub struct DeviceInfo {
+#[napi(object, js_name = "DeviceInfo")]
+pub struct BindingDeviceInfo {
     #[napi(js_name = "type", ts_type = "DeviceType")]
     pub kind: Option<String>,
     pub brand: Option<String>,
@@ -94,33 +93,33 @@ pub struct DeviceInfo {
 }
 
 /// `os` of the RUM event format: all three fields.
-#[napi(object)]
-pub struct OsInfo {
+#[napi(object, js_name = "OsInfo")]
+pub struct BindingOsInfo {
     pub name: String,
     pub version: String,
     pub version_major: String,
 }
 
 /// `display.viewport` of the RUM event format, pixels.
-#[napi(object)]
-pub struct ViewportSize {
+#[napi(object, js_name = "ViewportSize")]
+pub struct BindingViewportSize {
     pub width: f64,
     pub height: f64,
 }
 
 /// `connectivity` of the RUM event format.
-#[napi(object)]
-pub struct ConnectivityInfo {
+#[napi(object, js_name = "ConnectivityInfo")]
+pub struct BindingConnectivityInfo {
     #[napi(ts_type = "ConnectivityStatus")]
     pub status: String,
     #[napi(ts_type = "NetworkInterface[]")]
     pub interfaces: Option<Vec<String>>,
 }
 
-impl PipelineOptions {
+impl BindingPipelineOptions {
     /// Reads the options object field by field, so a wrong type names its option. Values are
     /// only type-checked here; `Config::try_from` checks them.
-    pub fn read(r: &Reader, obj: sys::napi_value) -> ArgResult<Self> {
+    pub fn read(r: &Args<'_>, obj: Value<'_>) -> ArgResult<Self> {
         if !r.is_object(obj) {
             return Err(r.type_err("options", "must be an object with storageDir and applicationId"));
         }
@@ -161,10 +160,10 @@ impl PipelineOptions {
 
 /// An optional object option: `undefined`/`null` are None, anything else must be an object.
 fn optional<T, P: Display + Copy>(
-    r: &Reader,
-    v: sys::napi_value,
+    r: &Args<'_>,
+    v: Value<'_>,
     at: P,
-    read: impl FnOnce(&Reader, sys::napi_value, P) -> ArgResult<T>,
+    read: impl FnOnce(&Args<'_>, Value<'_>, P) -> ArgResult<T>,
 ) -> ArgResult<Option<T>> {
     if r.is_nullish(v) {
         return Ok(None);
@@ -175,9 +174,9 @@ fn optional<T, P: Display + Copy>(
     read(r, v, at).map(Some)
 }
 
-fn read_device<P: Display + Copy>(r: &Reader, obj: sys::napi_value, at: P) -> ArgResult<DeviceInfo> {
+fn read_device<P: Display + Copy>(r: &Args<'_>, obj: Value<'_>, at: P) -> ArgResult<BindingDeviceInfo> {
     let s = |name: &'static str| r.opt_string(r.field(obj, name, at)?, Sub::key(&at, name));
-    Ok(DeviceInfo {
+    Ok(BindingDeviceInfo {
         kind: s("type")?,
         brand: s("brand")?,
         model: s("model")?,
@@ -186,17 +185,17 @@ fn read_device<P: Display + Copy>(r: &Reader, obj: sys::napi_value, at: P) -> Ar
     })
 }
 
-fn read_os<P: Display + Copy>(r: &Reader, obj: sys::napi_value, at: P) -> ArgResult<OsInfo> {
+fn read_os<P: Display + Copy>(r: &Args<'_>, obj: Value<'_>, at: P) -> ArgResult<BindingOsInfo> {
     let s = |name: &'static str| r.string(r.field(obj, name, at)?, Sub::key(&at, name));
-    Ok(OsInfo { name: s("name")?, version: s("version")?, version_major: s("versionMajor")? })
+    Ok(BindingOsInfo { name: s("name")?, version: s("version")?, version_major: s("versionMajor")? })
 }
 
-fn read_viewport<P: Display + Copy>(r: &Reader, obj: sys::napi_value, at: P) -> ArgResult<ViewportSize> {
+fn read_viewport<P: Display + Copy>(r: &Args<'_>, obj: Value<'_>, at: P) -> ArgResult<BindingViewportSize> {
     let n = |name: &'static str| r.number(r.field(obj, name, at)?, Sub::key(&at, name));
-    Ok(ViewportSize { width: n("width")?, height: n("height")? })
+    Ok(BindingViewportSize { width: n("width")?, height: n("height")? })
 }
 
-fn read_connectivity_info<P: Display + Copy>(r: &Reader, obj: sys::napi_value, at: P) -> ArgResult<ConnectivityInfo> {
+fn read_connectivity_info<P: Display + Copy>(r: &Args<'_>, obj: Value<'_>, at: P) -> ArgResult<BindingConnectivityInfo> {
     let status = r.string(r.field(obj, "status", at)?, Sub::key(&at, "status"))?;
     let list = r.field(obj, "interfaces", at)?;
     let interfaces = if r.is_nullish(list) {
@@ -217,20 +216,20 @@ fn read_connectivity_info<P: Display + Copy>(r: &Reader, obj: sys::napi_value, a
         }
         Some(out)
     };
-    Ok(ConnectivityInfo { status, interfaces })
+    Ok(BindingConnectivityInfo { status, interfaces })
 }
 
 /// The connectivity a `setConnectivity(value)` call or the `connectivity` option gives, its values
 /// checked against the format's enums (a RangeError naming the field).
-pub fn read_connectivity<P: Display + Copy>(r: &Reader, v: sys::napi_value, at: P) -> ArgResult<Connectivity> {
+pub fn read_connectivity<P: Display + Copy>(r: &Args<'_>, v: Value<'_>, at: P) -> ArgResult<Connectivity> {
     if !r.is_object(v) {
         return Err(r.type_err(at, "must be an object { status, interfaces? }"));
     }
     connectivity_of(read_connectivity_info(r, v, at)?).map_err(|e| r.range_err(Sub::key(&at, e.field), e.reason))
 }
 
-/// `ConnectivityInfo` as the core's value; `field` of the error is relative to the object.
-fn connectivity_of(c: ConnectivityInfo) -> Result<Connectivity, ConfigError> {
+/// `BindingConnectivityInfo` as the core's value; `field` of the error is relative to the object.
+fn connectivity_of(c: BindingConnectivityInfo) -> Result<Connectivity, ConfigError> {
     let status = ConnectivityStatus::parse(&c.status).ok_or_else(|| ConfigError {
         field: "status",
         reason: format!("must be one of {}, got {:?}", ConnectivityStatus::ALL.join(", "), c.status),
@@ -276,11 +275,11 @@ fn saturate<T: TryFrom<u64> + Copy>(n: u64, max: T) -> T {
     T::try_from(n).unwrap_or(max)
 }
 
-impl TryFrom<PipelineOptions> for Config {
+impl TryFrom<BindingPipelineOptions> for Config {
     type Error = ConfigError;
 
     /// The core config for these options, every value checked by [`Config::validate`].
-    fn try_from(o: PipelineOptions) -> Result<Self, ConfigError> {
+    fn try_from(o: BindingPipelineOptions) -> Result<Self, ConfigError> {
         let d = Config::default();
         let tracking_consent = match o.tracking_consent.as_deref() {
             None => d.tracking_consent,

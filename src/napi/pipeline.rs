@@ -1,8 +1,11 @@
-//! `RumPipeline`: the one class JS and ArkTS see. Each method checks and copies its arguments
-//! (a bad one throws `TypeError`/`RangeError` naming the method and argument, and changes nothing),
-//! then hands one captured event to this thread's dispatcher. Options are read in [`options`],
-//! counters in [`stats`], and the paths where JS may no longer run in [`lifecycle`].
+//! `BindingPipeline`: what JS and ArkTS see as `RumPipeline`, the one class of the library. Each
+//! method checks and copies its arguments (a bad one throws `TypeError`/`RangeError` naming the
+//! method and argument, and changes nothing), then hands one captured event to this thread's
+//! dispatcher. The methods JS can call, with their TypeScript signatures, are listed once in
+//! `src/interface.rs`; [`methods`] turns that list into the class. Options are read in
+//! [`options`], counters in [`stats`], and the paths where JS may no longer run in [`lifecycle`].
 //!
+//! [`methods`]: super::methods
 //! [`options`]: super::options
 //! [`stats`]: super::stats
 //! [`lifecycle`]: super::lifecycle
@@ -13,15 +16,16 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use napi_derive_ohos::napi;
 use napi_ohos::bindgen_prelude::*;
 
-use super::convert::{ArgError, ArgResult, Field, Reader, Sub};
-use super::host::{HostClock, HostDispatcher, HostScheduler, JsMapper, TimerTarget};
+use super::args::{ArgError, ArgResult, Args, Field, Sub};
+use super::clock::HostClock;
+use super::js::{Instances, Js, Value, Visitor, Wrapped};
 use super::lifecycle::{is_fresh_receiver, Teardown};
-use super::options::{read_connectivity, PipelineOptions};
-use super::receiver;
-use super::stats::{PipelineStats, Sources};
+use super::mapper::JsMapper;
+use super::options::{read_connectivity, BindingPipelineOptions};
+use super::scheduler::{HostDispatcher, HostScheduler, TimerTarget};
+use super::stats::{BindingPipelineStats, Sources};
 use super::throw;
 use crate::core::attrs::Attrs;
 use crate::core::config::{global_attribute_bytes, Config, TrackingConsent, MAX_ACTIONS_PER_CALL};
@@ -33,8 +37,7 @@ use crate::core::storage::{Batch, FlushOutcome, StorageError};
 use crate::log;
 
 /// A RUM pipeline on this JS thread: capture, adaptive dispatch, coalescing, batch writer.
-#[napi]
-pub struct RumPipeline {
+pub struct BindingPipeline {
     shared: Arc<Shared>,
     dispatcher: Rc<RefCell<HostDispatcher>>,
     /// Where calls made while the dispatcher is busy (from inside the event mapper) go.
@@ -46,43 +49,56 @@ pub struct RumPipeline {
     max_event: usize,
     /// The JS environment's teardown hook; removed when the pipeline is dropped.
     teardown: Teardown,
-    /// A weak reference to the function Map-like attributes are read with (`Reader::visitor`),
-    /// made at the first Map and again if the engine collects it. Freed with the environment.
-    visitor: Rc<std::cell::Cell<napi_ohos::sys::napi_ref>>,
+    /// The function Map-like attributes are read with, made at the first Map.
+    visitor: Visitor,
 }
 
-impl Drop for RumPipeline {
+thread_local! {
+    /// The pipelines alive on this JS thread: only their wrappers are accepted as receivers.
+    static PIPELINES: Instances<BindingPipeline> = const { Instances::new() };
+}
+
+impl Wrapped for BindingPipeline {
+    fn instances() -> &'static std::thread::LocalKey<Instances<Self>> {
+        &PIPELINES
+    }
+}
+
+impl Drop for BindingPipeline {
     /// Runs in a GC finalizer: no JS may be called. Events still queued are processed now.
     fn drop(&mut self) {
-        receiver::forget(self);
         self.teardown.collected(&self.dispatcher);
     }
 }
 
 /// Runs `f` with argument errors thrown as JS errors.
-fn checked<T>(env: &Env, f: impl FnOnce() -> ArgResult<T>) -> Result<T> {
-    f().map_err(|e| throw(env, e))
+fn checked<T>(js: Js<'_>, f: impl FnOnce() -> ArgResult<T>) -> Result<T> {
+    f().map_err(|e| throw(js, e))
 }
 
-#[napi]
-impl RumPipeline {
-    #[napi(constructor, catch_unwind, ts_args_type = "options: PipelineOptions")]
-    pub fn new(env: Env, this: This, options: Unknown) -> Result<Self> {
-        let r = Reader::new(env.raw(), "RumPipeline");
-        // Tagged before anything can fail: the methods accept only receivers with this tag.
-        if !is_fresh_receiver(&env, this.object.raw()) || !receiver::tag(&env, this.object.raw()) {
-            return Err(throw(&env, ArgError::Type("RumPipeline: must be called with new".into())));
-        }
-        let options = checked(&env, || PipelineOptions::read(&r, options.raw()))?;
+/// `new RumPipeline(options)`: builds the pipeline and wraps it into `this`.
+pub fn construct(js: Js<'_>, this: Value<'_>, options: Value<'_>) -> Result<()> {
+    if !is_fresh_receiver(js, this) {
+        return Err(throw(js, ArgError::Type("RumPipeline: must be called with new".into())));
+    }
+    let pipeline = BindingPipeline::new(js, options)?;
+    js.wrap(this, pipeline)
+        .map_err(|_| throw(js, ArgError::Type("RumPipeline: must be called with new on a fresh object".into())))
+}
+
+impl BindingPipeline {
+    fn new(js: Js<'_>, options: Value<'_>) -> Result<Self> {
+        let r = Args::new(js, "RumPipeline");
+        let options = checked(js, || BindingPipelineOptions::read(&r, options))?;
         let config = Config::try_from(options)
-            .map_err(|e| throw(&env, ArgError::Range(format!("RumPipeline: options.{} {}", e.field, e.reason))))?;
+            .map_err(|e| throw(js, ArgError::Range(format!("RumPipeline: options.{} {}", e.field, e.reason))))?;
         let max_event = usize::try_from(config.event_max_bytes).unwrap_or(usize::MAX);
         let shared = registry::attach(config).map_err(|e| {
             let (AttachError::Dir(m) | AttachError::Storage(m) | AttachError::Conflict(m)) = e;
-            throw(&env, ArgError::Range(format!("RumPipeline: options.storageDir {m}")))
+            throw(js, ArgError::Range(format!("RumPipeline: options.storageDir {m}")))
         })?;
         let timers: TimerTarget = Rc::new(RefCell::new(None));
-        let scheduler = HostScheduler::new(&env, timers.clone())?;
+        let scheduler = HostScheduler::new(js, timers.clone())?;
         let clock = HostClock::new();
         let dispatcher = Rc::new(RefCell::new(Dispatcher::new(shared.pipeline.clone(), clock.clone(), scheduler)));
         let inbox = dispatcher.borrow().inbox();
@@ -95,12 +111,21 @@ impl RumPipeline {
             }
         }));
         let teardown = Teardown::register(
-            &env,
+            js,
             Rc::downgrade(&dispatcher),
             Arc::downgrade(&shared),
             Duration::from_millis(shared.config.flush_timeout_ms.into()),
         )?;
-        Ok(Self { shared, dispatcher, inbox, clock, _timers: timers, max_event, teardown, visitor: Rc::default() })
+        Ok(Self {
+            shared,
+            dispatcher,
+            inbox,
+            clock,
+            _timers: timers,
+            max_event,
+            teardown,
+            visitor: Visitor::default(),
+        })
     }
 
     /// Hands one event to the dispatcher, or to the inbox when called from inside the mapper.
@@ -119,21 +144,21 @@ impl RumPipeline {
         }
     }
 
-    fn reader(&self, env: &Env, method: &'static str) -> Reader {
-        Reader::keeping_visitor(env.raw(), method, &self.visitor)
+    fn args<'e>(&'e self, js: Js<'e>, method: &'static str) -> Args<'e> {
+        Args::keeping_visitor(js, method, &self.visitor)
     }
 
     /// The shape of every method that records one event: note when the call entered, read its
     /// arguments (a bad one throws and records nothing), hand the event on.
-    fn record(
-        &self,
-        env: &Env,
+    fn record<'e>(
+        &'e self,
+        js: Js<'e>,
         method: &'static str,
-        read: impl FnOnce(&Reader) -> ArgResult<(EventKind, Attrs)>,
+        read: impl FnOnce(&Args<'e>) -> ArgResult<(EventKind, Attrs)>,
     ) -> Result<()> {
         let started = self.clock.mono_ns();
-        let r = self.reader(env, method);
-        let (kind, attrs) = checked(env, || read(&r))?;
+        let r = self.args(js, method);
+        let (kind, attrs) = checked(js, || read(&r))?;
         self.submit(started, kind, attrs);
         Ok(())
     }
@@ -146,76 +171,67 @@ impl RumPipeline {
         d.queue_len() == 0 && self.shared.pipeline.skips_untracked(self.clock.wall_ms())
     }
 
-    fn attrs(&self, r: &Reader, v: &Unknown) -> ArgResult<Attrs> {
-        r.attributes(v.raw(), "attributes", self.max_event)
+    fn attrs(&self, r: &Args<'_>, v: Value<'_>) -> ArgResult<Attrs> {
+        r.attributes(v, "attributes", self.max_event)
     }
 
-    fn text(&self, r: &Reader, v: &Unknown, arg: &str) -> ArgResult<String> {
-        r.bounded_string(v.raw(), arg, self.max_event)
+    fn text(&self, r: &Args<'_>, v: Value<'_>, arg: &str) -> ArgResult<String> {
+        r.bounded_string(v, arg, self.max_event)
     }
 
-    fn opt_text(&self, r: &Reader, v: &Unknown, arg: &str) -> ArgResult<Option<String>> {
-        if r.is_nullish(v.raw()) {
+    fn opt_text(&self, r: &Args<'_>, v: Value<'_>, arg: &str) -> ArgResult<Option<String>> {
+        if r.is_nullish(v) {
             return Ok(None);
         }
         self.text(r, v, arg).map(Some)
     }
 
-    /// Starts (or restarts) the view `key`.
-    #[napi(catch_unwind, ts_args_type = "key: string, name: string, attributes?: Attributes")]
-    pub fn start_view(&self, env: Env, key: Unknown, name: Unknown, attributes: Unknown) -> Result<()> {
-        self.record(&env, "startView", |r| {
-            let key = self.text(r, &key, "key")?;
-            let name = self.text(r, &name, "name")?;
-            Ok((EventKind::StartView { key, name }, self.attrs(r, &attributes)?))
+    pub fn start_view<'e>(&'e self, js: Js<'e>, key: Value<'e>, name: Value<'e>, attributes: Value<'e>) -> Result<()> {
+        self.record(js, "startView", |r| {
+            let key = self.text(r, key, "key")?;
+            let name = self.text(r, name, "name")?;
+            Ok((EventKind::StartView { key, name }, self.attrs(r, attributes)?))
         })
     }
 
-    /// Stops the view `key` (its final document has `is_active: false`).
-    #[napi(catch_unwind, ts_args_type = "key: string, attributes?: Attributes")]
-    pub fn stop_view(&self, env: Env, key: Unknown, attributes: Unknown) -> Result<()> {
-        self.record(&env, "stopView", |r| {
-            Ok((EventKind::StopView { key: self.text(r, &key, "key")? }, self.attrs(r, &attributes)?))
+    pub fn stop_view<'e>(&'e self, js: Js<'e>, key: Value<'e>, attributes: Value<'e>) -> Result<()> {
+        self.record(js, "stopView", |r| {
+            Ok((EventKind::StopView { key: self.text(r, key, "key")? }, self.attrs(r, attributes)?))
         })
     }
 
-    /// Records a user action on the current view.
-    #[napi(catch_unwind, ts_args_type = "type: ActionType, name: string, attributes?: Attributes")]
-    pub fn add_action(&self, env: Env, action_type: Unknown, name: Unknown, attributes: Unknown) -> Result<()> {
+    pub fn add_action<'e>(&'e self, js: Js<'e>, t: Value<'e>, name: Value<'e>, attributes: Value<'e>) -> Result<()> {
         if self.untracked() {
             return Ok(());
         }
-        self.record(&env, "addAction", |r| self.action(r, &action_type, &name, &attributes, None))
+        self.record(js, "addAction", |r| self.action(r, t, name, attributes, None))
     }
 
     /// One action's arguments. Inside `addActions`, `within` is the element's path
     /// (`events[3]`), which prefixes the argument names in errors.
     fn action(
         &self,
-        r: &Reader,
-        t: &Unknown,
-        name: &Unknown,
-        attributes: &Unknown,
+        r: &Args<'_>,
+        t: Value<'_>,
+        name: Value<'_>,
+        attributes: Value<'_>,
         within: Option<&dyn Display>,
     ) -> ArgResult<(EventKind, Attrs)> {
         let at = |name| Field { within, name };
-        let action_type = r.enumerated(t.raw(), at("type"), ActionType::parse, ActionType::ALL)?;
-        let name = r.bounded_text(name.raw(), at("name"), self.max_event)?;
-        let attrs = r.attributes(attributes.raw(), at("attributes"), self.max_event)?;
+        let action_type = r.enumerated(t, at("type"), ActionType::parse, ActionType::ALL)?;
+        let name = r.bounded_text(name, at("name"), self.max_event)?;
+        let attrs = r.attributes(attributes, at("attributes"), self.max_event)?;
         Ok((EventKind::Action { action_type, name }, attrs))
     }
 
-    /// Records many actions in one call: `events` is an array (or a Sendable `collections.Array`)
-    /// of `{ type, name, attributes? }`. All are checked before any is recorded.
-    #[napi(catch_unwind, ts_args_type = "events: Array<ActionEvent>")]
-    pub fn add_actions(&self, env: Env, events: Unknown) -> Result<()> {
+    pub fn add_actions<'e>(&'e self, js: Js<'e>, events: Value<'e>) -> Result<()> {
         if self.untracked() {
             return Ok(());
         }
         let started = self.clock.mono_ns();
-        let r = self.reader(&env, "addActions");
-        let batch = checked(&env, || {
-            let len = r.length(events.raw(), "events")?;
+        let r = self.args(js, "addActions");
+        let batch = checked(js, || {
+            let len = r.length(events, "events")?;
             if len > MAX_ACTIONS_PER_CALL {
                 return Err(r.range_err(
                     "events",
@@ -224,18 +240,14 @@ impl RumPipeline {
             }
             let mut out = Vec::with_capacity(len as usize);
             for i in 0..len {
-                let item = r.element(events.raw(), i, "events")?;
+                let item = r.element(events, i, "events")?;
                 let at = Sub::index(&"events", i);
                 if !r.is_object(item) {
                     return Err(r.type_err(at, "must be an object { type, name, attributes? }"));
                 }
-                let field = |name: &'static std::ffi::CStr| -> ArgResult<Unknown> {
-                    let v = r.field_often(item, name, at)?;
-                    // SAFETY: v is a live handle of this call's scope.
-                    Ok(unsafe { Unknown::from_raw_unchecked(r.env, v) })
-                };
+                let field = |name| r.field_often(item, name, at);
                 let (t, n, a) = (field(c"type")?, field(c"name")?, field(c"attributes")?);
-                out.push(self.action(&r, &t, &n, &a, Some(&at))?);
+                out.push(self.action(&r, t, n, a, Some(&at))?);
             }
             Ok(out)
         })?;
@@ -246,108 +258,88 @@ impl RumPipeline {
         Ok(())
     }
 
-    /// Records an error; everything called before it is processed first.
-    #[napi(
-        catch_unwind,
-        ts_args_type = "message: string, source: ErrorSource, stack?: string, attributes?: Attributes"
-    )]
-    pub fn add_error(
-        &self,
-        env: Env,
-        message: Unknown,
-        source: Unknown,
-        stack: Unknown,
-        attributes: Unknown,
+    pub fn add_error<'e>(
+        &'e self,
+        js: Js<'e>,
+        message: Value<'e>,
+        source: Value<'e>,
+        stack: Value<'e>,
+        attributes: Value<'e>,
     ) -> Result<()> {
         if self.untracked() {
             return Ok(());
         }
-        self.record(&env, "addError", |r| {
-            let message = self.text(r, &message, "message")?;
-            let source = r.enumerated(source.raw(), "source", ErrorSource::parse, ErrorSource::ALL)?;
-            let stack = self.opt_text(r, &stack, "stack")?;
-            Ok((EventKind::Error { message, source, stack, is_crash: false }, self.attrs(r, &attributes)?))
+        self.record(js, "addError", |r| {
+            let message = self.text(r, message, "message")?;
+            let source = r.enumerated(source, "source", ErrorSource::parse, ErrorSource::ALL)?;
+            let stack = self.opt_text(r, stack, "stack")?;
+            Ok((EventKind::Error { message, source, stack, is_crash: false }, self.attrs(r, attributes)?))
         })
     }
 
-    /// Records a crash after everything called before it, writes it to disk and fsyncs. Returns
-    /// false as `flush()` does.
-    #[napi(catch_unwind, ts_args_type = "message: string, stack?: string")]
-    pub fn mark_crash(&self, env: Env, message: Unknown, stack: Unknown) -> Result<bool> {
-        self.record(&env, "markCrash", |r| {
-            let message = self.text(r, &message, "message")?;
-            let stack = self.opt_text(r, &stack, "stack")?;
+    pub fn mark_crash<'e>(&'e self, js: Js<'e>, message: Value<'e>, stack: Value<'e>) -> Result<bool> {
+        self.record(js, "markCrash", |r| {
+            let message = self.text(r, message, "message")?;
+            let stack = self.opt_text(r, stack, "stack")?;
             Ok((EventKind::Error { message, source: ErrorSource::Source, stack, is_crash: true }, Attrs::default()))
         })?;
         Ok(self.outcome(self.shared.storage.flush_crash(self.timeout())))
     }
 
-    /// Starts a resource (a network request) identified by `key`.
-    #[napi(catch_unwind, ts_args_type = "key: string, method: string, url: string, attributes?: Attributes")]
-    pub fn start_resource(
-        &self,
-        env: Env,
-        key: Unknown,
-        method: Unknown,
-        url: Unknown,
-        attributes: Unknown,
+    pub fn start_resource<'e>(
+        &'e self,
+        js: Js<'e>,
+        key: Value<'e>,
+        method: Value<'e>,
+        url: Value<'e>,
+        attributes: Value<'e>,
     ) -> Result<()> {
         if self.untracked() {
             return Ok(());
         }
-        self.record(&env, "startResource", |r| {
-            let key = self.text(r, &key, "key")?;
-            let method = r.enumerated(method.raw(), "method", HttpMethod::parse_any_case, HttpMethod::ALL)?;
-            let url = self.text(r, &url, "url")?;
-            Ok((EventKind::StartResource { key, method, url }, self.attrs(r, &attributes)?))
+        self.record(js, "startResource", |r| {
+            let key = self.text(r, key, "key")?;
+            let method = r.enumerated(method, "method", HttpMethod::parse_any_case, HttpMethod::ALL)?;
+            let url = self.text(r, url, "url")?;
+            Ok((EventKind::StartResource { key, method, url }, self.attrs(r, attributes)?))
         })
     }
 
-    /// Stops the resource `key` and records it.
-    #[napi(
-        catch_unwind,
-        ts_args_type = "key: string, statusCode: number, kind: ResourceKind, sizeBytes?: number, attributes?: Attributes"
-    )]
-    pub fn stop_resource(
-        &self,
-        env: Env,
-        key: Unknown,
-        status_code: Unknown,
-        kind: Unknown,
-        size_bytes: Unknown,
-        attributes: Unknown,
+    pub fn stop_resource<'e>(
+        &'e self,
+        js: Js<'e>,
+        key: Value<'e>,
+        status_code: Value<'e>,
+        kind: Value<'e>,
+        size_bytes: Value<'e>,
+        attributes: Value<'e>,
     ) -> Result<()> {
         if self.untracked() {
             return Ok(());
         }
-        self.record(&env, "stopResource", |r| {
-            let key = self.text(r, &key, "key")?;
-            let status_code = r.integer(status_code.raw(), "statusCode", 0.0, 999.0)? as u16;
-            let kind = r.enumerated(kind.raw(), "kind", ResourceKind::parse, ResourceKind::ALL)?;
-            let size = r.opt_integer(size_bytes.raw(), "sizeBytes", 0.0, 9_007_199_254_740_991.0)?;
-            Ok((EventKind::StopResource { key, status_code, kind, size }, self.attrs(r, &attributes)?))
+        self.record(js, "stopResource", |r| {
+            let key = self.text(r, key, "key")?;
+            let status_code = r.integer(status_code, "statusCode", 0.0, 999.0)? as u16;
+            let kind = r.enumerated(kind, "kind", ResourceKind::parse, ResourceKind::ALL)?;
+            let size = r.opt_integer(size_bytes, "sizeBytes", 0.0, 9_007_199_254_740_991.0)?;
+            Ok((EventKind::StopResource { key, status_code, kind, size }, self.attrs(r, attributes)?))
         })
     }
 
-    /// Records a named timing on the current view: `view.custom_timings[name]`, ns since the view
-    /// started (a later call with the same name replaces it).
-    #[napi(catch_unwind, ts_args_type = "name: string")]
-    pub fn add_timing(&self, env: Env, name: Unknown) -> Result<()> {
+    pub fn add_timing<'e>(&'e self, js: Js<'e>, name: Value<'e>) -> Result<()> {
         if self.untracked() {
             return Ok(());
         }
-        self.record(&env, "addTiming", |r| {
-            Ok((EventKind::AddTiming { name: self.text(r, &name, "name")? }, Attrs::default()))
+        self.record(js, "addTiming", |r| {
+            Ok((EventKind::AddTiming { name: self.text(r, name, "name")? }, Attrs::default()))
         })
     }
 
-    /// Sets a global attribute for events called after this.
-    #[napi(catch_unwind, ts_args_type = "key: string, value: AttributeValue")]
-    pub fn add_attribute(&self, env: Env, key: Unknown, value: Unknown) -> Result<()> {
-        self.record(&env, "addAttribute", |r| {
-            let key = self.text(r, &key, "key")?;
+    pub fn add_attribute<'e>(&'e self, js: Js<'e>, key: Value<'e>, value: Value<'e>) -> Result<()> {
+        self.record(js, "addAttribute", |r| {
+            let key = self.text(r, key, "key")?;
             // The same checks as an attribute's value.
-            let value = r.attribute_value(value.raw(), "value", self.max_event)?;
+            let value = r.attribute_value(value, "value", self.max_event)?;
             let bytes = global_attribute_bytes(&key, &value);
             self.shared.pipeline.reserve_global(&key, bytes).map_err(|(total, max)| {
                 ArgError::Range(format!(
@@ -359,34 +351,30 @@ impl RumPipeline {
         })
     }
 
-    /// Removes a global attribute for events called after this.
-    #[napi(catch_unwind, ts_args_type = "key: string")]
-    pub fn remove_attribute(&self, env: Env, key: Unknown) -> Result<()> {
-        self.record(&env, "removeAttribute", |r| {
-            let key = self.text(r, &key, "key")?;
+    pub fn remove_attribute<'e>(&'e self, js: Js<'e>, key: Value<'e>) -> Result<()> {
+        self.record(js, "removeAttribute", |r| {
+            let key = self.text(r, key, "key")?;
             self.shared.pipeline.release_global(&key);
             Ok((EventKind::RemoveAttribute { key }, Attrs::default()))
         })
     }
 
-    /// Sets (or with `null`, clears) the user. Events called before keep the previous user.
-    #[napi(catch_unwind, ts_args_type = "user: UserInfo | null")]
-    pub fn set_user(&self, env: Env, user: Unknown) -> Result<()> {
-        self.record(&env, "setUser", |r| {
-            if r.is_nullish(user.raw()) {
+    pub fn set_user<'e>(&'e self, js: Js<'e>, user: Value<'e>) -> Result<()> {
+        self.record(js, "setUser", |r| {
+            if r.is_nullish(user) {
                 return Ok((EventKind::SetUser(None), Attrs::default()));
             }
-            if !r.is_object(user.raw()) {
+            if !r.is_object(user) {
                 return Err(r.type_err("user", "must be an object { id?, name?, email?, extra? } or null"));
             }
             let get = |name: &str| -> ArgResult<Option<String>> {
-                let v = r.field(user.raw(), name, "user")?;
+                let v = r.field(user, name, "user")?;
                 if r.is_nullish(v) {
                     return Ok(None);
                 }
                 r.bounded_string(v, &format!("user.{name}"), self.max_event).map(Some)
             };
-            let extra = r.field(user.raw(), "extra", "user")?;
+            let extra = r.field(user, "extra", "user")?;
             let user = UserInfo {
                 id: get("id")?,
                 name: get("name")?,
@@ -397,90 +385,71 @@ impl RumPipeline {
         })
     }
 
-    /// `granted` writes batches; `pending` buffers; `not_granted` drops. Events called before keep
-    /// the consent of their call.
-    #[napi(catch_unwind, ts_args_type = "consent: TrackingConsent")]
-    pub fn set_tracking_consent(&self, env: Env, consent: Unknown) -> Result<()> {
-        self.record(&env, "setTrackingConsent", |r| {
-            let consent = r.enumerated(consent.raw(), "consent", TrackingConsent::parse, TrackingConsent::ALL)?;
+    pub fn set_tracking_consent<'e>(&'e self, js: Js<'e>, consent: Value<'e>) -> Result<()> {
+        self.record(js, "setTrackingConsent", |r| {
+            let consent = r.enumerated(consent, "consent", TrackingConsent::parse, TrackingConsent::ALL)?;
             Ok((EventKind::SetConsent(consent), Attrs::default()))
         })
     }
 
-    /// Sets the connectivity documents carry from this call on (`connectivity` of the RUM event
-    /// format): call it when the network changes.
-    #[napi(catch_unwind, ts_args_type = "connectivity: ConnectivityInfo")]
-    pub fn set_connectivity(&self, env: Env, connectivity: Unknown) -> Result<()> {
-        self.record(&env, "setConnectivity", |r| {
-            let c = read_connectivity(r, connectivity.raw(), "connectivity")?;
+    pub fn set_connectivity<'e>(&'e self, js: Js<'e>, connectivity: Value<'e>) -> Result<()> {
+        self.record(js, "setConnectivity", |r| {
+            let c = read_connectivity(r, connectivity, "connectivity")?;
             Ok((EventKind::SetConnectivity(c), Attrs::default()))
         })
     }
 
-    /// The current session id after everything called before (null before the first event).
-    #[napi(catch_unwind)]
-    pub fn session_id(&self) -> Option<String> {
-        match self.dispatcher.try_borrow_mut() {
+    pub fn session_id(&self, _js: Js<'_>) -> Result<Option<String>> {
+        Ok(match self.dispatcher.try_borrow_mut() {
             Ok(mut d) => d.session_id(),
             Err(_) => self.inbox.session_id(),
-        }
+        })
     }
 
-    /// Ends the session; the next event starts a new one.
-    #[napi(catch_unwind)]
-    pub fn stop_session(&self) {
+    pub fn stop_session(&self, _js: Js<'_>) -> Result<()> {
         let started = self.clock.mono_ns();
         self.submit(started, EventKind::StopSession, Attrs::default());
+        Ok(())
     }
 
-    /// Keeps the session alive (call on background and periodically).
-    #[napi(catch_unwind)]
-    pub fn keep_alive(&self) {
+    pub fn keep_alive(&self, _js: Js<'_>) -> Result<()> {
         if self.untracked() {
-            return;
+            return Ok(());
         }
         let started = self.clock.mono_ns();
         self.submit(started, EventKind::KeepAlive, Attrs::default());
+        Ok(())
     }
 
-    /// Processes everything called before, writes it and seals the active batch. Returns false
-    /// when the writer did not finish within `flushTimeoutMs`, or when a write failed since the
-    /// previous flush (logged; counted in `stats().writeErrors`).
-    #[napi(catch_unwind)]
-    pub fn flush(&self) -> bool {
+    pub fn flush(&self, _js: Js<'_>) -> Result<bool> {
         self.drain();
-        self.outcome(self.shared.storage.flush(self.timeout()))
+        Ok(self.outcome(self.shared.storage.flush(self.timeout())))
     }
 
-    /// Drains and flushes; afterwards every call is processed on the caller's turn.
-    #[napi(catch_unwind)]
-    pub fn stop(&self) -> bool {
+    pub fn stop(&self, _js: Js<'_>) -> Result<bool> {
         match self.dispatcher.try_borrow_mut() {
             Ok(mut d) => d.stop(),
             // From inside the event mapper: no nested drain (the queue goes on through its
             // slices), but the pipeline does stop queuing, as the caller was told.
             Err(_) => self.shared.pipeline.mark_stopped(),
         }
-        self.outcome(self.shared.storage.flush(self.timeout()))
+        Ok(self.outcome(self.shared.storage.flush(self.timeout())))
     }
 
-    /// Installs (or with `null`, removes) a function run on this thread for each non-view
-    /// document before it is written: return the document (changed or not), or null to drop it.
-    #[napi(catch_unwind, ts_args_type = "mapper: ((document: RumDocument) => RumDocument | null) | null")]
-    pub fn set_event_mapper(&self, env: Env, mapper: Unknown) -> Result<()> {
-        let r = self.reader(&env, "setEventMapper");
-        let mapper = checked(&env, || {
-            if r.is_nullish(mapper.raw()) {
+    pub fn set_event_mapper<'e>(&'e self, js: Js<'e>, mapper: Value<'e>) -> Result<()> {
+        let r = self.args(js, "setEventMapper");
+        let mapper = checked(js, || {
+            if r.is_nullish(mapper) {
                 return Ok(None);
             }
-            if !r.is_function(mapper.raw()) {
+            if !r.is_function(mapper) {
                 return Err(r.type_err("mapper", "must be a function or null"));
             }
-            Ok(Some(mapper.raw()))
+            Ok(Some(mapper))
         })?;
         let mapper = match mapper {
             None => None,
-            Some(f) => Some(JsMapper::new(env.raw(), f, self.max_event.saturating_mul(2))?),
+            Some(f) => Some(JsMapper::new(js, f, self.max_event.saturating_mul(2))?),
         };
         match self.dispatcher.try_borrow_mut() {
             Ok(mut d) => {
@@ -496,21 +465,12 @@ impl RumPipeline {
         }
     }
 
-    /// The pipeline's counters.
-    #[napi(catch_unwind)]
-    pub fn stats(&self) -> PipelineStats {
+    pub fn stats(&self, _js: Js<'_>) -> Result<BindingPipelineStats> {
         let storage = self.shared.storage.counters();
-        PipelineStats::read(&Sources { dispatch: self.shared.pipeline.counters(), storage: &storage })
+        Ok(BindingPipelineStats::read(&Sources { dispatch: self.shared.pipeline.counters(), storage: &storage }))
     }
 
-    /// Claims the oldest sealed batch for upload: `{ id, encoding, body, eventCount, bytes }` (the
-    /// body is gzip-compressed NDJSON when `encoding` is "gzip", the default `batchEncoding`: send
-    /// it with `Content-Encoding: gzip`; plain NDJSON when "identity"), or null when
-    /// none is ready — or when the writer has held the directory for over 16 ms (a stalled disk;
-    /// counted in `stats().uploadWaitsGivenUp`): the UI thread does not wait on the disk — or when
-    /// claiming or reading the batch failed (logged, counted in `stats().uploadErrors`).
-    #[napi(catch_unwind, ts_return_type = "NextBatch | null")]
-    pub fn next_batch<'env>(&self, env: &'env Env) -> Result<Option<Object<'env>>> {
+    pub fn next_batch<'e>(&'e self, js: Js<'e>) -> Result<Option<Value<'e>>> {
         let batch = match self.shared.storage.next_batch() {
             Ok(Some(b)) => b,
             Ok(None) | Err(StorageError::Busy(_)) => return Ok(None),
@@ -522,25 +482,18 @@ impl RumPipeline {
             }
         };
         let id = batch.id.clone();
-        batch_object(env, batch).inspect_err(|_| {
+        batch_object(js, batch).map(Some).inspect_err(|_| {
             // Nobody will complete this claim: release it so the next call returns it.
             let _ = self.shared.storage.complete_batch(&id, false);
         })
     }
 
-    /// Ends a claim: `delivered` deletes the batch, otherwise it is released for a retry. An id
-    /// that is not a claimed batch is a RangeError; a file operation that fails is logged and
-    /// counted (`stats().uploadErrors`), not thrown.
-    #[napi(catch_unwind, ts_args_type = "id: string, delivered: boolean")]
-    pub fn complete_batch(&self, env: Env, id: Unknown, delivered: Unknown) -> Result<()> {
-        let r = self.reader(&env, "completeBatch");
-        let (id, delivered) =
-            checked(&env, || Ok((r.string(id.raw(), "id")?, r.boolean(delivered.raw(), "delivered")?)))?;
+    pub fn complete_batch<'e>(&'e self, js: Js<'e>, id: Value<'e>, delivered: Value<'e>) -> Result<()> {
+        let r = self.args(js, "completeBatch");
+        let (id, delivered) = checked(js, || Ok((r.string(id, "id")?, r.boolean(delivered, "delivered")?)))?;
         match self.shared.storage.complete_batch(&id, delivered) {
             Ok(()) => Ok(()),
-            Err(e @ StorageError::UnknownBatch(_)) => {
-                Err(throw(&env, ArgError::Range(format!("completeBatch: id {e}"))))
-            }
+            Err(e @ StorageError::UnknownBatch(_)) => Err(throw(js, ArgError::Range(format!("completeBatch: id {e}")))),
             // As in nextBatch: counted in stats().uploadErrors, logged, not thrown.
             Err(e) => {
                 log::warn(&format!("completeBatch: {e}"));
@@ -568,15 +521,16 @@ impl RumPipeline {
     }
 }
 
-/// `{ id, body, eventCount, bytes }` for a claimed batch. The body's bytes move into the
-/// ArrayBuffer without a copy where the engine allows external buffers (napi-ohos copies them
+/// `{ id, encoding, body, eventCount, bytes }` for a claimed batch. The body's bytes move into
+/// the ArrayBuffer without a copy where the engine allows external buffers (napi-ohos copies them
 /// where it does not).
-fn batch_object(env: &Env, b: Batch) -> Result<Option<Object<'_>>> {
-    let mut out = Object::new(env)?;
+fn batch_object(js: Js<'_>, b: Batch) -> Result<Value<'_>> {
+    let env = js.env();
+    let mut out = Object::new(&env)?;
     out.set("id", b.id)?;
     out.set("encoding", b.encoding.as_str())?;
     out.set("eventCount", b.event_count as f64)?;
     out.set("bytes", b.bytes as f64)?;
-    out.set("body", ArrayBuffer::from_data(env, b.body)?)?;
-    Ok(Some(out))
+    out.set("body", ArrayBuffer::from_data(&env, b.body)?)?;
+    Ok(js.handle(&out))
 }

@@ -32,12 +32,12 @@ fn js(c: &Counter) -> i64 {
 macro_rules! pipeline_stats {
     ($( $(#[$set_doc:meta])* $set:ident { $( $(#[$doc:meta])* $field:ident, )* } )*) => {
         /// Counters of the pipeline (all threads' dispatchers and the writer together).
-        #[napi(object)]
-        pub struct PipelineStats {
+        #[napi(object, js_name = "PipelineStats")]
+        pub struct BindingPipelineStats {
             $( $( $(#[$doc])* pub $field: i64, )* )*
         }
 
-        impl PipelineStats {
+        impl BindingPipelineStats {
             pub fn read(sources: &Sources<'_>) -> Self {
                 $( let $set { $($field),* } = AsRef::<$set>::as_ref(sources); )*
                 Self { $( $( $field: js($field), )* )* }

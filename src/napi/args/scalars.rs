@@ -1,0 +1,161 @@
+//! Strings, numbers, booleans and closed sets of strings.
+
+use std::fmt::Display;
+
+use super::{kind_name, ArgResult, Args};
+use crate::core::text::Text;
+use crate::napi::js::{Js, Value, ValueType};
+
+/// Strings up to about this many UTF-8 bytes are copied through a stack buffer in one engine call;
+/// longer ones take a length query first. 1 KiB covers names, keys and typical attribute values.
+pub const STACK_STRING_BYTES: usize = 1024;
+
+/// A JS string's text as `T`. Most strings fit a stack buffer: one engine call, then `T` makes the
+/// only allocation, if any; a longer one is copied into a buffer `T` takes over. Err(None) when the
+/// engine refused the value, Err(Some(())) when the text is not UTF-8 (it always is: the engine
+/// writes lone surrogates as U+FFFD).
+pub(super) fn owned_text<T: for<'a> From<&'a str> + From<String>>(js: Js<'_>, v: Value<'_>) -> Result<T, Option<()>> {
+    let short = js.short_utf8::<STACK_STRING_BYTES, _>(v, |bytes| bytes.map(|b| std::str::from_utf8(b).map(T::from)));
+    match short {
+        None => Err(None),
+        Some(Some(text)) => text.map_err(|_| Some(())),
+        Some(None) => {
+            let mut buf = Vec::new();
+            js.append_utf8(v, &mut buf, STACK_STRING_BYTES).map_err(|()| None)?;
+            buf.shrink_to_fit();
+            String::from_utf8(buf).map(T::from).map_err(|_| Some(()))
+        }
+    }
+}
+
+impl Args<'_> {
+    /// A JS string as an owned `String` of its exact size (a key, a message: kept with the event,
+    /// so no spare capacity).
+    pub fn raw_string(&self, v: Value<'_>, arg: impl Display + Copy) -> ArgResult<String> {
+        self.text_of(v, arg)
+    }
+
+    fn text_of<T: for<'a> From<&'a str> + From<String>>(&self, v: Value<'_>, arg: impl Display + Copy) -> ArgResult<T> {
+        owned_text(self.js, v).map_err(|e| match e {
+            None => self.failed(arg),
+            Some(()) => self.range_err(arg, "is not valid UTF-16 text"),
+        })
+    }
+
+    /// A required string.
+    pub fn string(&self, v: Value<'_>, arg: impl Display + Copy) -> ArgResult<String> {
+        self.string_as(v, arg)
+    }
+
+    /// A string argument as `T` (a `String`, or a [`Text`] that holds a short one inline).
+    fn string_as<T: for<'a> From<&'a str> + From<String>>(&self, v: Value<'_>, arg: impl Display + Copy) -> ArgResult<T> {
+        match self.kind(v) {
+            ValueType::String => self.text_of(v, arg),
+            t => Err(self.type_err(arg, format_args!("must be a string, got {}", kind_name(t)))),
+        }
+    }
+
+    /// A string no longer than `max` bytes.
+    pub fn bounded_string(&self, v: Value<'_>, arg: impl Display + Copy, max: usize) -> ArgResult<String> {
+        let s = self.string(v, arg)?;
+        self.within(arg, s.len(), max)?;
+        Ok(s)
+    }
+
+    /// A string no longer than `max` bytes, as a [`Text`]: a short one takes no allocation.
+    pub fn bounded_text(&self, v: Value<'_>, arg: impl Display + Copy, max: usize) -> ArgResult<Text> {
+        let text: Text = self.string_as(v, arg)?;
+        self.within(arg, text.len(), max)?;
+        Ok(text)
+    }
+
+    fn within(&self, arg: impl Display + Copy, len: usize, max: usize) -> ArgResult<()> {
+        if len > max {
+            return Err(self.range_err(arg, format_args!("is {len} bytes, more than the {max} allowed")));
+        }
+        Ok(())
+    }
+
+    /// An optional string: `undefined` and `null` are None.
+    pub fn opt_string(&self, v: Value<'_>, arg: impl Display + Copy) -> ArgResult<Option<String>> {
+        match self.kind(v) {
+            ValueType::Undefined | ValueType::Null => Ok(None),
+            _ => self.string(v, arg).map(Some),
+        }
+    }
+
+    /// A finite number.
+    pub fn number(&self, v: Value<'_>, arg: impl Display + Copy) -> ArgResult<f64> {
+        let t = self.kind(v);
+        if t != ValueType::Number {
+            return Err(self.type_err(arg, format_args!("must be a number, got {}", kind_name(t))));
+        }
+        let n = self.js.number_of(v).ok_or_else(|| self.failed(arg))?;
+        if !n.is_finite() {
+            return Err(self.range_err(arg, format_args!("must be finite, got {n}")));
+        }
+        Ok(n)
+    }
+
+    /// An optional number, NaN and infinities included (the caller decides what they mean):
+    /// `undefined` and `null` are None.
+    pub fn opt_any_number(&self, v: Value<'_>, arg: impl Display + Copy) -> ArgResult<Option<f64>> {
+        match self.kind(v) {
+            ValueType::Undefined | ValueType::Null => Ok(None),
+            ValueType::Number => self.js.number_of(v).map(Some).ok_or_else(|| self.failed(arg)),
+            t => Err(self.type_err(arg, format_args!("must be a number, got {}", kind_name(t)))),
+        }
+    }
+
+    /// An integer within `[min, max]`.
+    pub fn integer(&self, v: Value<'_>, arg: impl Display + Copy, min: f64, max: f64) -> ArgResult<u64> {
+        let n = self.number(v, arg)?;
+        if n.fract() != 0.0 || n < min || n > max {
+            return Err(self.range_err(arg, format_args!("must be an integer from {min} to {max}, got {n}")));
+        }
+        Ok(n as u64)
+    }
+
+    pub fn opt_integer(&self, v: Value<'_>, arg: impl Display + Copy, min: f64, max: f64) -> ArgResult<Option<u64>> {
+        if self.is_nullish(v) {
+            return Ok(None);
+        }
+        self.integer(v, arg, min, max).map(Some)
+    }
+
+    pub fn boolean(&self, v: Value<'_>, arg: impl Display + Copy) -> ArgResult<bool> {
+        let t = self.kind(v);
+        if t != ValueType::Boolean {
+            return Err(self.type_err(arg, format_args!("must be a boolean, got {}", kind_name(t))));
+        }
+        self.js.boolean_of(v).ok_or_else(|| self.failed(arg))
+    }
+
+    /// A string out of a closed set, parsed by `parse`.
+    pub fn enumerated<T>(
+        &self,
+        v: Value<'_>,
+        arg: impl Display + Copy,
+        parse: fn(&str) -> Option<T>,
+        allowed: &[&str],
+    ) -> ArgResult<T> {
+        let t = self.kind(v);
+        if t != ValueType::String {
+            return Err(self.type_err(arg, format_args!("must be a string, got {}", kind_name(t))));
+        }
+        // The set's names are short: read into a small stack buffer, no allocation. A longer
+        // string cannot be one of them (it is read whole only for the error message).
+        const SHORT: usize = 32;
+        let parsed = self
+            .js
+            .short_utf8::<SHORT, _>(v, |bytes| bytes.and_then(|b| std::str::from_utf8(b).ok()).and_then(parse))
+            .ok_or_else(|| self.failed(arg))?;
+        parsed.map_or_else(
+            || {
+                let s = self.raw_string(v, arg)?;
+                Err(self.range_err(arg, format_args!("must be one of {}, got {s:?}", allowed.join(", "))))
+            },
+            Ok,
+        )
+    }
+}

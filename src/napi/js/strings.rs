@@ -1,0 +1,80 @@
+//! Strings out of the engine into buffers, and into the engine.
+//!
+//! Raw `napi_get_value_string_utf8` with our own buffers: napi-ohos' string types copy into a
+//! `Vec` of their own after a length query (two engine calls and an allocation per string), where a
+//! stack buffer takes one call and no allocation for the short strings that are almost all of them.
+
+use std::mem::MaybeUninit;
+use std::ptr;
+
+use napi_ohos::sys;
+
+use super::{ok, Js, Value};
+
+/// Bytes a copy may end short of its buffer's end and still be whole: the engine never splits a
+/// UTF-8 character (at most 4 bytes) and writes a NUL after the text.
+const CHAR_MAX: usize = 4;
+
+impl<'e> Js<'e> {
+    /// Hands `f` the string's UTF-8 when it is shorter than about `N` bytes, copied into a stack
+    /// buffer in one engine call; `f(None)` when it is longer (nothing was allocated). None when
+    /// the engine refused the value (not a string).
+    pub fn short_utf8<const N: usize, R>(self, v: Value<'_>, f: impl FnOnce(Option<&[u8]>) -> R) -> Option<R> {
+        let mut stack = [MaybeUninit::<u8>::uninit(); N];
+        let mut written = 0usize;
+        // SAFETY: the buffer has N bytes; the engine writes at most that many (the NUL included)
+        // and reports how many it wrote before the NUL.
+        let status =
+            unsafe { sys::napi_get_value_string_utf8(self.env, v.raw(), stack.as_mut_ptr().cast(), N, &mut written) };
+        ok(status).ok()?;
+        if written + CHAR_MAX >= N {
+            return Some(f(None));
+        }
+        // SAFETY: the engine initialised the first `written` bytes.
+        let bytes = unsafe { std::slice::from_raw_parts(stack.as_ptr().cast::<u8>(), written) };
+        Some(f(Some(bytes)))
+    }
+
+    /// Appends the string's UTF-8 to `out`: first into `room` bytes of spare capacity (one engine
+    /// call for a string that fits), else after a length query, into exactly enough. Err when the
+    /// engine refused the value.
+    pub fn append_utf8(self, v: Value<'_>, out: &mut Vec<u8>, room: usize) -> Result<(), ()> {
+        let start = out.len();
+        out.reserve(room);
+        let room = out.capacity() - start;
+        let mut written = 0usize;
+        // SAFETY: out has `room` bytes of spare capacity past `start`; the engine writes at most
+        // that many (the NUL included) and reports how many it wrote before the NUL.
+        let status = unsafe {
+            sys::napi_get_value_string_utf8(self.env, v.raw(), out.as_mut_ptr().add(start).cast(), room, &mut written)
+        };
+        ok(status)?;
+        if written + CHAR_MAX < room {
+            // SAFETY: the engine initialised `written` bytes past `start`.
+            unsafe { out.set_len(start + written) };
+            return Ok(());
+        }
+        let mut len = 0usize;
+        // SAFETY: a null buffer asks for the length in bytes, excluding the NUL.
+        ok(unsafe { sys::napi_get_value_string_utf8(self.env, v.raw(), ptr::null_mut(), 0, &mut len) })?;
+        // Uninitialised capacity, not zeroed: the engine writes every byte kept.
+        out.reserve(len + 1);
+        // SAFETY: out has room for len bytes plus the NUL past `start`.
+        let status = unsafe {
+            sys::napi_get_value_string_utf8(self.env, v.raw(), out.as_mut_ptr().add(start).cast(), len + 1, &mut written)
+        };
+        ok(status)?;
+        // SAFETY: the engine wrote `written` (≤ len) bytes past `start`.
+        unsafe { out.set_len(start + written.min(len)) };
+        Ok(())
+    }
+
+    /// A new JS string.
+    pub fn string(self, s: &str) -> Option<Value<'e>> {
+        let mut out = ptr::null_mut();
+        // SAFETY: s is s.len() bytes of UTF-8; out receives a handle of the current scope.
+        ok(unsafe { sys::napi_create_string_utf8(self.env, s.as_ptr().cast(), s.len() as isize, &mut out) })
+            .ok()
+            .map(|()| self.value(out))
+    }
+}
