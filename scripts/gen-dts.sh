@@ -13,5 +13,8 @@ file=$(ls "$defs"/* | head -n 1)
 # The union types (action types, error sources, ...) come from the Rust lists, not a copy.
 unions=target/ts-unions.d.ts
 cargo run --quiet --no-default-features --example ts_unions >"$unions"
+# The RumPipeline class comes from the one list of its methods (src/interface.rs).
+class=target/ts-class.d.ts
+cargo run --quiet --no-default-features --example ts_class >"$class"
 mkdir -p "$(dirname "$out")"
-node scripts/gen-dts.mjs "$file" "$unions" "$out" "${1:-}"
+node scripts/gen-dts.mjs "$file" "$unions" "$class" "$out" "${1:-}"

@@ -70,14 +70,18 @@ pub struct BindingPipelineOptions {
     /// `build_version` of every document: the app's build (version code).
     pub build_version: Option<String>,
     /// `device` of every document.
+    #[napi(ts_type = "DeviceInfo")]
     pub device: Option<BindingDeviceInfo>,
     /// `os` of every document.
+    #[napi(ts_type = "OsInfo")]
     pub os: Option<BindingOsInfo>,
     /// `display.viewport` of every document, pixels.
+    #[napi(ts_type = "ViewportSize")]
     pub viewport: Option<BindingViewportSize>,
     /// `application.current_locale` of every document: a language tag such as "zh-Hans-CN".
     pub locale: Option<String>,
     /// `connectivity` of documents until the first `setConnectivity()`.
+    #[napi(ts_type = "ConnectivityInfo")]
     pub connectivity: Option<BindingConnectivityInfo>,
 }
 

@@ -128,3 +128,83 @@ test('the methods keep their property attributes and are named as the methods', 
     assert.equal(d.value.length, 0, m);
   }
 });
+
+/** Every own property of `from`, enumerable or not, symbols included, copied onto a plain object. */
+function copyOwnProperties(from) {
+  const to = {};
+  for (const key of Reflect.ownKeys(from)) Object.defineProperty(to, key, Object.getOwnPropertyDescriptor(from, key));
+  return to;
+}
+
+test('a copied wrapper is refused: an object holding a pipeline\'s own properties is not that pipeline', (t) => {
+  // On ArkTS the native pointer sits in an ordinary property any script can copy (in this suite's
+  // ArkTS-semantics run too): only the object that was wrapped is the pipeline.
+  const { p, RumPipeline } = openPipeline(t);
+  const copies = [copyOwnProperties(p), Object.assign({}, p), Object.create(p)];
+  const withPrototype = copyOwnProperties(p);
+  Object.setPrototypeOf(withPrototype, RumPipeline.prototype);
+  copies.push(withPrototype);
+  const before = p.stats();
+  for (const copy of copies) {
+    assert.throws(
+      () => RumPipeline.prototype.addAction.call(copy, 'tap', 'through a copy'),
+      (e) => e instanceof TypeError && e.message === 'RumPipeline.addAction: called on an object that is not a RumPipeline',
+    );
+  }
+  assert.deepEqual(p.stats(), before);
+  p.addAction('tap', 'the pipeline itself');
+  assert.equal(p.stats().callsInline + p.stats().callsQueued, before.callsInline + before.callsQueued + 1);
+});
+
+test('a forged wrapper is refused: another copy\'s wrapper, or one made up, on any object', (t) => {
+  const { p, RumPipeline } = openPipeline(t);
+  const foreign = foreignPipeline(t);
+  const forged = [copyOwnProperties(foreign), { _napiwrapper: {} }, { _napiwrapper: foreign }, { _napiwrapper: p }];
+  // An object that already wraps something of another addon cannot become a pipeline either.
+  assert.throws(() => RumPipeline.call(foreign, pipelineOptions(tmpDir(t))), TypeError);
+  for (const o of forged) {
+    assert.throws(() => RumPipeline.prototype.sessionId.call(o), TypeError);
+  }
+});
+
+test('the wrapper of a collected pipeline is refused, not read', async (t) => {
+  const v8 = await import('node:v8');
+  const vm = await import('node:vm');
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc');
+  const { RumPipeline } = loadNative();
+  const dir = tmpDir(t);
+  let copy;
+  let collected = false;
+  const registry = new FinalizationRegistry(() => {
+    collected = true;
+  });
+  (() => {
+    const p = new RumPipeline(pipelineOptions(dir));
+    p.addAction('tap', 'before it is collected');
+    p.stop();
+    copy = copyOwnProperties(p);
+    registry.register(p, 'pipeline');
+  })();
+  for (let i = 0; i < 50 && !collected; i++) {
+    gc();
+    await new Promise((r) => setImmediate(r));
+  }
+  assert.ok(collected, 'the pipeline was not collected');
+  // Node-API finalizers run after the engine's weak callbacks: give them their turns too.
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  assert.throws(() => RumPipeline.prototype.addAction.call(copy, 'tap', 'after'), TypeError);
+});
+
+test('JSON.stringify of a pipeline, or of an object holding one, behaves as for any class instance', (t) => {
+  const { p } = openPipeline(t);
+  const own = (o) => Object.fromEntries(Object.entries(o));
+  assert.equal(JSON.stringify(p), JSON.stringify(own(p)));
+  const state = { monitor: p, screen: 'home' };
+  assert.equal(JSON.stringify(state), JSON.stringify({ monitor: own(p), screen: 'home' }));
+  assert.deepEqual(
+    Object.keys(p).filter((k) => k !== '_napiwrapper'),
+    [],
+    'the library adds no enumerable property of its own to a pipeline',
+  );
+});

@@ -26,10 +26,6 @@ impl<'e> Js<'e> {
         let mut b = false;
         // SAFETY: v is a live handle of this env.
         let status = unsafe { sys::napi_is_array(self.env, v.raw(), &mut b) };
-        #[cfg(feature = "arkts-semantics")]
-        if b && super::arkts::is_sendable_array(self, v) {
-            return false;
-        }
         status == sys::Status::napi_ok && b
     }
 
