@@ -3,7 +3,9 @@
 #   1. cargo fmt --check, clippy (all targets, warnings denied) and rustdoc (warnings denied),
 #   2. the Rust core and storage (cargo test --no-default-features: no JS engine),
 #   3. the release library: index.d.ts is current, it imports only Node-API functions HarmonyOS
-#      exports, and it passes node --test tests/node,
+#      exports, each with its row in docs/arkts-napi.md, and it passes node --test tests/node; then
+#      the suite once more against a build whose Node-API fence behaves as ArkTS's does where the
+#      host can imitate it (cargo feature arkts-semantics, test builds only),
 #   4. the ArkTS/hvigor files and the OHOS code paths (scripts/check-ets.sh, scripts/check-ohos.sh).
 # Exits non-zero on the first failing step.
 set -euo pipefail
@@ -54,7 +56,7 @@ step "cargo build --release (the cdylib Node loads) and check that index.d.ts is
 scripts/gen-dts.sh --check
 export RUM_NATIVE_LIB="$PWD/target/release/librum_native.so"
 
-step "the library imports only Node-API functions HarmonyOS exports"
+step "the library imports only Node-API functions HarmonyOS exports, each audited in docs/arkts-napi.md"
 scripts/check-napi-symbols.sh "$RUM_NATIVE_LIB"
 
 step "npm ci --prefix tests (Ajv, to validate documents against the RUM event format's schemas)"
@@ -65,6 +67,10 @@ fi
 
 step "node --test tests/node"
 node --test --test-concurrency=1 tests/node/
+
+step "node --test tests/node against the ArkTS-semantics build (docs/arkts-napi.md)"
+CARGO_TARGET_DIR=target/arkts cargo build --release --lib --features arkts-semantics
+RUM_NATIVE_LIB="$PWD/target/arkts/release/librum_native.so" node --test --test-concurrency=1 tests/node/
 
 if [ -x scripts/check-ets.sh ]; then
   step "ArkTS facade and hvigor files"
