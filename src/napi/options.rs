@@ -5,13 +5,13 @@
 use std::fmt::Display;
 use std::path::PathBuf;
 
-use napi_derive_ohos::napi;
 use super::args::{ArgResult, Args, Sub};
 use super::js::Value;
 use crate::core::config::{BatchEncoding, Config, ConfigError, TrackingConsent};
 use crate::core::context::{
     AppContext, Connectivity, ConnectivityStatus, Device, DeviceType, NetworkInterface, Os, Viewport,
 };
+use napi_derive_ohos::napi;
 
 /// Options of `new RumPipeline(options)`.
 #[napi(object, js_name = "PipelineOptions")]
@@ -199,7 +199,11 @@ fn read_viewport<P: Display + Copy>(r: &Args<'_>, obj: Value<'_>, at: P) -> ArgR
     Ok(BindingViewportSize { width: n("width")?, height: n("height")? })
 }
 
-fn read_connectivity_info<P: Display + Copy>(r: &Args<'_>, obj: Value<'_>, at: P) -> ArgResult<BindingConnectivityInfo> {
+fn read_connectivity_info<P: Display + Copy>(
+    r: &Args<'_>,
+    obj: Value<'_>,
+    at: P,
+) -> ArgResult<BindingConnectivityInfo> {
     let status = r.string(r.field(obj, "status", at)?, Sub::key(&at, "status"))?;
     let list = r.field(obj, "interfaces", at)?;
     let interfaces = if r.is_nullish(list) {

@@ -116,16 +116,7 @@ impl BindingPipeline {
             Arc::downgrade(&shared),
             Duration::from_millis(shared.config.flush_timeout_ms.into()),
         )?;
-        Ok(Self {
-            shared,
-            dispatcher,
-            inbox,
-            clock,
-            _timers: timers,
-            max_event,
-            teardown,
-            visitor: Visitor::default(),
-        })
+        Ok(Self { shared, dispatcher, inbox, clock, _timers: timers, max_event, teardown, visitor: Visitor::default() })
     }
 
     /// Hands one event to the dispatcher, or to the inbox when called from inside the mapper.

@@ -292,7 +292,14 @@ impl<'a, 'e> Encoder<'a, 'e> {
     }
 
     /// One entry of a Map-like.
-    fn entry(&mut self, js: Js<'_>, key: Value<'_>, value: Value<'_>, at: &dyn Display, first: &mut bool) -> ArgResult<()> {
+    fn entry(
+        &mut self,
+        js: Js<'_>,
+        key: Value<'_>,
+        value: Value<'_>,
+        at: &dyn Display,
+        first: &mut bool,
+    ) -> ArgResult<()> {
         if js.kind(key) != ValueType::String {
             return Err(self.blame.type_err(at, "must be a Map with string keys"));
         }

@@ -48,7 +48,11 @@ impl Args<'_> {
     }
 
     /// A string argument as `T` (a `String`, or a [`Text`] that holds a short one inline).
-    fn string_as<T: for<'a> From<&'a str> + From<String>>(&self, v: Value<'_>, arg: impl Display + Copy) -> ArgResult<T> {
+    fn string_as<T: for<'a> From<&'a str> + From<String>>(
+        &self,
+        v: Value<'_>,
+        arg: impl Display + Copy,
+    ) -> ArgResult<T> {
         match self.kind(v) {
             ValueType::String => self.text_of(v, arg),
             t => Err(self.type_err(arg, format_args!("must be a string, got {}", kind_name(t)))),

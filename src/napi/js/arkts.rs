@@ -22,7 +22,12 @@ const WRAPPER: &std::ffi::CStr = c"_napiwrapper";
 type Finalizer = unsafe extern "C" fn(sys::napi_env, *mut c_void, *mut c_void);
 
 /// ArkTS's `napi_wrap`: a wrapper object under `_napiwrapper`, replacing any earlier one.
-pub(super) fn wrap(env: sys::napi_env, object: sys::napi_value, native: *mut c_void, finalize: Finalizer) -> Result<(), ()> {
+pub(super) fn wrap(
+    env: sys::napi_env,
+    object: sys::napi_value,
+    native: *mut c_void,
+    finalize: Finalizer,
+) -> Result<(), ()> {
     let mut wrapper = ptr::null_mut();
     // SAFETY: env is live; the wrapper is a fresh object of the current scope; native stays valid
     // until finalize runs, when the wrapper object is collected.

@@ -109,7 +109,8 @@ impl<'e> Js<'e> {
     fn call_raw(self, this: Value<'_>, f: Value<'_>, argv: &[sys::napi_value]) -> Option<Value<'e>> {
         let mut out = ptr::null_mut();
         // SAFETY: this, f and argv are live handles of this env; argv.len() values.
-        let status = unsafe { sys::napi_call_function(self.env, this.raw(), f.raw(), argv.len(), argv.as_ptr(), &mut out) };
+        let status =
+            unsafe { sys::napi_call_function(self.env, this.raw(), f.raw(), argv.len(), argv.as_ptr(), &mut out) };
         ok(status).ok().map(|()| self.value(out))
     }
 

@@ -34,8 +34,8 @@ mod node;
 use std::marker::PhantomData;
 
 use napi_ohos::bindgen_prelude::{Env, ToNapiValue, Unknown};
-use napi_ohos::JsValue;
 use napi_ohos::sys;
+use napi_ohos::JsValue;
 pub use napi_ohos::ValueType;
 
 pub(crate) use calls::callback;

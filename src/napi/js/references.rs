@@ -5,8 +5,8 @@ use std::cell::{Cell, RefCell};
 use std::ptr;
 
 use napi_ohos::bindgen_prelude::FromNapiValue;
-use napi_ohos::{JsValue, UnknownRef};
 use napi_ohos::sys;
+use napi_ohos::{JsValue, UnknownRef};
 
 use super::{Js, Value};
 

@@ -61,7 +61,13 @@ impl<'e> Js<'e> {
         out.reserve(len + 1);
         // SAFETY: out has room for len bytes plus the NUL past `start`.
         let status = unsafe {
-            sys::napi_get_value_string_utf8(self.env, v.raw(), out.as_mut_ptr().add(start).cast(), len + 1, &mut written)
+            sys::napi_get_value_string_utf8(
+                self.env,
+                v.raw(),
+                out.as_mut_ptr().add(start).cast(),
+                len + 1,
+                &mut written,
+            )
         };
         ok(status)?;
         // SAFETY: the engine wrote `written` (≤ len) bytes past `start`.
