@@ -7,6 +7,7 @@
 //! [`INLINE_BYTES`]; with the attributes' one buffer ([`super::attrs::Attrs`]) an action then costs
 //! one allocation. A longer name takes one exact allocation, as a `Box<str>` would.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::ops::Deref;
 
@@ -112,6 +113,33 @@ impl Serialize for Text {
     }
 }
 
+/// Text as a JS engine wrote it in UTF-8, made valid: a lone UTF-16 surrogate, which Node writes
+/// as U+FFFD and ArkTS as the surrogate's own three bytes (`ED A0..BF 80..BF`, not UTF-8), is one
+/// U+FFFD either way, so both engines give the same text; any other invalid byte is U+FFFD too.
+/// Valid text (almost all of it) is borrowed as it is.
+pub fn from_engine_utf8(bytes: &[u8]) -> Cow<'_, str> {
+    let first = match std::str::from_utf8(bytes) {
+        Ok(text) => return Cow::Borrowed(text),
+        Err(e) => e,
+    };
+    let mut out = String::with_capacity(bytes.len() + 2);
+    let mut rest = bytes;
+    let mut error = Some(first);
+    while let Some(e) = error {
+        let (valid, after) = rest.split_at(e.valid_up_to());
+        out.push_str(std::str::from_utf8(valid).unwrap_or_default());
+        out.push(char::REPLACEMENT_CHARACTER);
+        let skip = match after {
+            [0xED, 0xA0..=0xBF, 0x80..=0xBF, ..] => 3,
+            _ => e.error_len().unwrap_or(after.len()),
+        };
+        rest = &after[skip..];
+        error = std::str::from_utf8(rest).err();
+    }
+    out.push_str(std::str::from_utf8(rest).unwrap_or_default());
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,5 +158,16 @@ mod tests {
             }
         }
         assert_eq!(std::mem::size_of::<Text>(), 32);
+    }
+
+    #[test]
+    fn engine_text_is_borrowed_when_valid_and_a_lone_surrogate_is_one_replacement_character() {
+        assert!(matches!(from_engine_utf8("a 😀 é".as_bytes()), Cow::Borrowed("a 😀 é")));
+        // Node's form of "a\uD800b" and ArkTS's (the surrogate's three bytes) read the same.
+        assert_eq!(from_engine_utf8(b"a\xEF\xBF\xBDb"), "a\u{FFFD}b");
+        assert_eq!(from_engine_utf8(b"a\xED\xA0\x80b"), "a\u{FFFD}b");
+        assert_eq!(from_engine_utf8(b"\xED\xBF\xBF\xED\xA0\x80"), "\u{FFFD}\u{FFFD}");
+        // Other invalid bytes, and a truncated sequence at the end.
+        assert_eq!(from_engine_utf8(b"x\xFFy\xE2\x82"), "x\u{FFFD}y\u{FFFD}");
     }
 }

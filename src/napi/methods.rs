@@ -88,21 +88,3 @@ pub fn define_pipeline_class(exports: Object, env: Env) -> Result<()> {
     let class = js.define_class(c"RumPipeline", construct_pipeline, METHODS).ok_or_else(fail)?;
     js.set_named(js.handle(&exports), c"RumPipeline", class).map_err(|()| fail())
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_declared_method_has_a_callback_under_its_js_name() {
-        let mut declared = Vec::new();
-        macro_rules! names {
-            ($($(#[doc = $doc:literal])* $fn:ident $js:literal ($($arg:ident),*) $ts:literal -> $ret:literal;)*) => {
-                $(declared.push($js);)*
-            };
-        }
-        crate::for_each_pipeline_method!(names);
-        let defined: Vec<_> = METHODS.iter().map(|m| m.name.to_str().unwrap_or_default()).collect();
-        assert_eq!(defined, declared);
-    }
-}

@@ -19,6 +19,7 @@ use super::{kind_name, ArgResult, Args, Blame, Sub};
 use crate::core::attrs::Attrs;
 use crate::core::event::Attributes;
 use crate::core::json_text::{any_needs_escape, write_str};
+use crate::core::text::from_engine_utf8;
 use crate::napi::js::{Js, Value, ValueType, Visited, Visitor};
 
 /// Attribute values nested deeper than this are refused: real attributes are shallow, and the
@@ -80,9 +81,8 @@ impl<'a, 'e> Encoder<'a, 'e> {
         js.append_utf8(v, &mut self.out, STACK_STRING_BYTES).map_err(|()| self.blame.failed(js, at))?;
         if any_needs_escape(&self.out[start..]) {
             let raw = self.out.split_off(start);
-            let text = std::str::from_utf8(&raw).map_err(|_| self.blame.range_err(at, "is not valid UTF-16 text"))?;
             self.out.truncate(start - 1);
-            write_str(&mut self.out, text);
+            write_str(&mut self.out, &from_engine_utf8(&raw));
         } else {
             self.out.push(b'"');
         }
@@ -308,12 +308,14 @@ impl<'a, 'e> Encoder<'a, 'e> {
         self.member(js, key, value, at, 0, first)
     }
 
+    /// The text as the engine wrote it, made valid UTF-8 (ArkTS writes a lone surrogate as bytes
+    /// that are not UTF-8; JSON punctuation is ASCII, so a replacement never touches it).
+    fn text(&self) -> std::borrow::Cow<'_, str> {
+        from_engine_utf8(&self.out)
+    }
+
     fn finish(mut self) -> Attrs {
-        // The encoder writes UTF-8 (the engine's output and ASCII punctuation).
-        let attrs = match std::str::from_utf8(&self.out) {
-            Ok(text) => Attrs::from_json_object(text.to_owned()),
-            Err(_) => Attrs::default(),
-        };
+        let attrs = Attrs::from_json_object(self.text().into_owned());
         self.give_back();
         attrs
     }
@@ -419,6 +421,6 @@ impl Args<'_> {
         if !enc.value(self.js, v, &arg, 1)? {
             return Err(self.type_err(arg, "must not be undefined"));
         }
-        serde_json::from_slice(&enc.out).map_err(|e| self.range_err(arg, format_args!("cannot be read back: {e}")))
+        serde_json::from_str(&enc.text()).map_err(|e| self.range_err(arg, format_args!("cannot be read back: {e}")))
     }
 }

@@ -198,7 +198,7 @@ pub fn take_exception(js: Js<'_>) -> Option<String> {
 /// timer, where it is uncaught) and would make every later engine call of this native call fail,
 /// `setTimeout` for the next slice included.
 fn describe(js: Js<'_>, exc: Value<'_>) -> String {
-    let text = |v: Value<'_>| scalars::owned_text::<String>(js, v).ok();
+    let text = |v: Value<'_>| scalars::owned_text::<String>(js, v);
     if js.kind(exc) == ValueType::Object {
         match js.named(exc, c"message") {
             Some(msg) if js.kind(msg) == ValueType::String => {

@@ -2,8 +2,10 @@
 
 use std::fmt::Display;
 
+use std::borrow::Cow;
+
 use super::{kind_name, ArgResult, Args};
-use crate::core::text::Text;
+use crate::core::text::{from_engine_utf8, Text};
 use crate::napi::js::{Js, Value, ValueType};
 
 /// Strings up to about this many UTF-8 bytes are copied through a stack buffer in one engine call;
@@ -11,21 +13,23 @@ use crate::napi::js::{Js, Value, ValueType};
 pub const STACK_STRING_BYTES: usize = 1024;
 
 /// A JS string's text as `T`. Most strings fit a stack buffer: one engine call, then `T` makes the
-/// only allocation, if any; a longer one is copied into a buffer `T` takes over. Err(None) when the
-/// engine refused the value, Err(Some(())) when the text is not UTF-8 (it always is: the engine
-/// writes lone surrogates as U+FFFD).
-pub(super) fn owned_text<T: for<'a> From<&'a str> + From<String>>(js: Js<'_>, v: Value<'_>) -> Result<T, Option<()>> {
-    let short = js.short_utf8::<STACK_STRING_BYTES, _>(v, |bytes| bytes.map(|b| std::str::from_utf8(b).map(T::from)));
-    match short {
-        None => Err(None),
-        Some(Some(text)) => text.map_err(|_| Some(())),
-        Some(None) => {
-            let mut buf = Vec::new();
-            js.append_utf8(v, &mut buf, STACK_STRING_BYTES).map_err(|()| None)?;
-            buf.shrink_to_fit();
-            String::from_utf8(buf).map(T::from).map_err(|_| Some(()))
-        }
+/// only allocation, if any; a longer one is copied into a buffer `T` takes over. A lone surrogate
+/// is U+FFFD on every engine ([`from_engine_utf8`]). None when the engine refused the value.
+pub(super) fn owned_text<T: for<'a> From<&'a str> + From<String>>(js: Js<'_>, v: Value<'_>) -> Option<T> {
+    let short = js.short_utf8::<STACK_STRING_BYTES, _>(v, |bytes| bytes.map(|b| T::from(&*from_engine_utf8(b))))?;
+    if let Some(text) = short {
+        return Some(text);
     }
+    let mut buf = Vec::new();
+    js.append_utf8(v, &mut buf, STACK_STRING_BYTES).ok()?;
+    Some(match from_engine_utf8(&buf) {
+        Cow::Borrowed(_) => {
+            buf.shrink_to_fit();
+            // Valid: checked by from_engine_utf8 just above.
+            T::from(String::from_utf8(buf).unwrap_or_default())
+        }
+        Cow::Owned(text) => T::from(text),
+    })
 }
 
 impl Args<'_> {
@@ -36,10 +40,7 @@ impl Args<'_> {
     }
 
     fn text_of<T: for<'a> From<&'a str> + From<String>>(&self, v: Value<'_>, arg: impl Display + Copy) -> ArgResult<T> {
-        owned_text(self.js, v).map_err(|e| match e {
-            None => self.failed(arg),
-            Some(()) => self.range_err(arg, "is not valid UTF-16 text"),
-        })
+        owned_text(self.js, v).ok_or_else(|| self.failed(arg))
     }
 
     /// A required string.
@@ -152,7 +153,7 @@ impl Args<'_> {
         const SHORT: usize = 32;
         let parsed = self
             .js
-            .short_utf8::<SHORT, _>(v, |bytes| bytes.and_then(|b| std::str::from_utf8(b).ok()).and_then(parse))
+            .short_utf8::<SHORT, _>(v, |bytes| bytes.and_then(|b| parse(&from_engine_utf8(b))))
             .ok_or_else(|| self.failed(arg))?;
         parsed.map_or_else(
             || {

@@ -15,19 +15,31 @@ use super::{ok, Js, Value};
 /// UTF-8 character (at most 4 bytes) and writes a NUL after the text.
 const CHAR_MAX: usize = 4;
 
+/// A byte of every buffer the engine is not told about: ArkTS may write one byte past the size it
+/// was given when a two-byte string ends in U+0000 characters (docs/arkts-napi.md).
+const SPARE: usize = 1;
+
 impl<'e> Js<'e> {
     /// Hands `f` the string's UTF-8 when it is shorter than about `N` bytes, copied into a stack
     /// buffer in one engine call; `f(None)` when it is longer (nothing was allocated). None when
     /// the engine refused the value (not a string).
     pub fn short_utf8<const N: usize, R>(self, v: Value<'_>, f: impl FnOnce(Option<&[u8]>) -> R) -> Option<R> {
+        #[cfg(feature = "arkts-semantics")]
+        {
+            let bytes = super::arkts::utf8(self.env, v.raw())?;
+            return Some(f((bytes.len() + CHAR_MAX < N - SPARE).then_some(&bytes[..])));
+        }
+        #[allow(unreachable_code)]
         let mut stack = [MaybeUninit::<u8>::uninit(); N];
         let mut written = 0usize;
-        // SAFETY: the buffer has N bytes; the engine writes at most that many (the NUL included)
-        // and reports how many it wrote before the NUL.
-        let status =
-            unsafe { sys::napi_get_value_string_utf8(self.env, v.raw(), stack.as_mut_ptr().cast(), N, &mut written) };
+        // SAFETY: the buffer has N bytes; the engine is told of N - SPARE and writes at most that
+        // many (the NUL included; ArkTS perhaps one more), and reports how many it wrote before
+        // the NUL.
+        let status = unsafe {
+            sys::napi_get_value_string_utf8(self.env, v.raw(), stack.as_mut_ptr().cast(), N - SPARE, &mut written)
+        };
         ok(status).ok()?;
-        if written + CHAR_MAX >= N {
+        if written + CHAR_MAX >= N - SPARE {
             return Some(f(None));
         }
         // SAFETY: the engine initialised the first `written` bytes.
@@ -39,12 +51,20 @@ impl<'e> Js<'e> {
     /// call for a string that fits), else after a length query, into exactly enough. Err when the
     /// engine refused the value.
     pub fn append_utf8(self, v: Value<'_>, out: &mut Vec<u8>, room: usize) -> Result<(), ()> {
+        #[cfg(feature = "arkts-semantics")]
+        {
+            let _ = room;
+            out.extend_from_slice(&super::arkts::utf8(self.env, v.raw()).ok_or(())?);
+            return Ok(());
+        }
+        #[allow(unreachable_code)]
         let start = out.len();
         out.reserve(room);
-        let room = out.capacity() - start;
+        let room = out.capacity() - start - SPARE;
         let mut written = 0usize;
-        // SAFETY: out has `room` bytes of spare capacity past `start`; the engine writes at most
-        // that many (the NUL included) and reports how many it wrote before the NUL.
+        // SAFETY: out has `room` + SPARE bytes of spare capacity past `start`; the engine writes at
+        // most `room` (the NUL included; ArkTS perhaps one more) and reports how many it wrote
+        // before the NUL.
         let status = unsafe {
             sys::napi_get_value_string_utf8(self.env, v.raw(), out.as_mut_ptr().add(start).cast(), room, &mut written)
         };
@@ -58,7 +78,7 @@ impl<'e> Js<'e> {
         // SAFETY: a null buffer asks for the length in bytes, excluding the NUL.
         ok(unsafe { sys::napi_get_value_string_utf8(self.env, v.raw(), ptr::null_mut(), 0, &mut len) })?;
         // Uninitialised capacity, not zeroed: the engine writes every byte kept.
-        out.reserve(len + 1);
+        out.reserve(len + 1 + SPARE);
         // SAFETY: out has room for len bytes plus the NUL past `start`.
         let status = unsafe {
             sys::napi_get_value_string_utf8(
