@@ -1,8 +1,9 @@
 //! Properties and elements, read and defined; new values.
 //!
 //! Raw calls on the argument-reading path: napi-ohos' `Object::get_named_property` converts through
-//! `FromNapiValue` with a type check of its own, and its key lists build a `Vec<String>`, where the
-//! readers need a handle and read each value once.
+//! `FromNapiValue` with a `napi_typeof` of its own (the readers then ask the kind a second time),
+//! and its key lists build a `Vec<String>` (an allocation per key, where the attribute encoder
+//! writes each key straight into the document text: one allocation per call in all).
 
 use std::ffi::CStr;
 use std::ptr;

@@ -1,7 +1,6 @@
 // Run-time stand-in for @kit.ArkTS on the host.
 //   util        — generateRandomUUID (node:crypto);
-//   collections — Map is the JS built-in; Array an array-like that is not a JS Array, as on the
-//                 device;
+//   collections — Map is the JS built-in; Array an array-like that is not a JS Array;
 //   taskpool    — runs the task's function in this process on a later macrotask, as if on a
 //                 worker thread, and hands the result back by reference (no copy), which is what
 //                 Sendable results do on the device;
@@ -9,8 +8,9 @@
 import { randomUUID } from 'node:crypto';
 
 /**
- * collections.Array: like the device's Sendable array, not a JS Array (napi_is_array is false),
- * so the binding reads it as the device makes it: by `length` and index.
+ * collections.Array: not a JS Array, so the binding reads it by `length` and index. On a device
+ * napi_is_array answers true for a Sendable array (docs/arkts-napi.md) and the binding reads it as
+ * an array; this stand-in keeps the other path, which any array-like takes, tested.
  */
 class SendableArray {
   #length = 0;
