@@ -1,6 +1,6 @@
-//! The core's layout rules, checked on the source (DESIGN.md, "Layout"; STYLE.md): no module of
-//! `src/core` imports napi, and no two of its modules import each other, directly or in a circle,
-//! so each mechanism can be read and changed from its own file.
+//! The layout rules, checked on the source: no two modules of `src/core` import each other,
+//! directly or in a circle, so each mechanism can be read and changed from its own file; and the
+//! binding reaches Node-API only through its fence, `src/napi/js/`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -132,4 +132,42 @@ fn the_checker_sees_a_cycle_and_nested_imports() {
     assert_eq!(cycle(&g, "a"), Some(vec!["a".into(), "b".into(), "c".into(), "a".into()]));
     g.get_mut("c").expect("c").clear();
     assert_eq!(cycle(&g, "a"), None);
+}
+
+/// The lines of `text` that name `word` as a whole word.
+fn lines_naming(text: &str, word: &str) -> Vec<String> {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.lines()
+        .filter(|l| {
+            l.match_indices(word).any(|(i, _)| {
+                let before = l[..i].chars().next_back();
+                let after = l[i + word.len()..].chars().next();
+                !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+            })
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_binding_reaches_node_api_only_through_its_fence() {
+    let napi = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/napi");
+    let fence = napi.join("js");
+    let mut files = Vec::new();
+    sources(&napi, &mut files);
+    assert!(files.iter().any(|f| f.starts_with(&fence)), "no fence found under {}", fence.display());
+    let mut found = Vec::new();
+    for file in files.iter().filter(|f| !f.starts_with(&fence)) {
+        let text = fs::read_to_string(file).unwrap_or_default();
+        for word in ["unsafe", "sys"] {
+            found.extend(lines_naming(&text, word).into_iter().map(|l| format!("{}: {}", file.display(), l.trim())));
+        }
+    }
+    assert!(found.is_empty(), "outside src/napi/js:\n{}", found.join("\n"));
+}
+
+#[test]
+fn the_fence_check_sees_whole_words_only() {
+    assert_eq!(lines_naming("let x = unsafe { y };\nunsafely\nsys::napi_typeof\nsystem", "unsafe").len(), 1);
+    assert_eq!(lines_naming("use napi_ohos::sys;\nsystem\nsys::x", "sys").len(), 2);
 }

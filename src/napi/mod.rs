@@ -1,8 +1,9 @@
 //! The binding: the only code that imports napi-ohos. It checks and copies arguments into core
 //! values, implements the core's seams for a JS thread, and exposes one class, `RumPipeline`.
 //!
-//! - `js/`: the fence. Every raw Node-API call and every `unsafe` of the binding, behind a safe
-//!   API (values, strings, properties, calls, references, the class and its receiver check).
+//! - `js/`: the fence. Every raw Node-API call of the binding, behind a safe API (values,
+//!   strings, properties, calls, references, the class and its receiver check); nothing outside
+//!   it needs an unchecked block (`tests/layout.rs` holds the binding to that).
 //! - `methods.rs`: the class, made from the one list of its methods (`src/interface.rs`);
 //!   `pipeline.rs`: what each method does (`BindingPipeline`).
 //! - `args/`: arguments read into core values, with errors naming the method and argument;

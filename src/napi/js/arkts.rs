@@ -67,7 +67,11 @@ pub(super) fn utf8(env: sys::napi_env, v: sys::napi_value) -> Option<Vec<u8>> {
             Ok(c) => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
             Err(lone) => {
                 let s = u32::from(lone.unpaired_surrogate());
-                out.extend_from_slice(&[0xE0 | (s >> 12) as u8, 0x80 | ((s >> 6) & 0x3F) as u8, 0x80 | (s & 0x3F) as u8]);
+                out.extend_from_slice(&[
+                    0xE0 | (s >> 12) as u8,
+                    0x80 | ((s >> 6) & 0x3F) as u8,
+                    0x80 | (s & 0x3F) as u8,
+                ]);
             }
         }
     }
