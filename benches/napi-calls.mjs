@@ -34,7 +34,7 @@ function child(variant, n) {
   const attrs = { seq: 1, screen: 'home', pad: 'x'.repeat(350), ok: true, list: [1, 2, 3] };
   // queued: a 1 ms budget that the first calls spend (then every call is queued, as in a burst);
   // inline: a budget no loop spends.
-  const p = new RumPipeline({ storageDir: dir, applicationId: 'napi-calls', turnBudgetMs: variant === 'inline' ? 1000 : 1, diskQuotaBytes: 1 << 30, queueCapacity: 1_000_000, flushTimeoutMs: 120_000 });
+  const p = new RumPipeline({ storageDir: dir, applicationId: 'napi-calls', turnBudgetMs: variant === 'inline' ? 1000 : 1, diskQuotaBytes: 1 << 30, queueCapacity: 1_000_000, flushTimeoutMs: 60_000 });
   p.startView('v', 'V');
   const start = Date.now();
   // Through addActions, which is not counted here: the warm-up's varying number of calls would
