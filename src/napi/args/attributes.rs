@@ -248,16 +248,21 @@ impl<'a, 'e> Encoder<'a, 'e> {
 
     /// `obj.forEach(visitor)`; false when `forEach` threw before it gave any entry.
     fn map_for_each(&mut self, js: Js<'_>, obj: Value<'_>, for_each: Value<'_>, at: &dyn Display) -> ArgResult<bool> {
-        let own;
-        let visitor = match self.args.visitor {
-            Some(v) => v,
+        let args = self.args;
+        let visitor = match args.visitor_function.get() {
+            Some(f) => f,
             None => {
-                own = Visitor::default();
-                &own
+                let made = match args.visitor {
+                    Some(kept) => kept.function(args.js),
+                    None => Visitor::make(args.js),
+                };
+                let Some(f) = made else { return Err(self.blame.failed(js, at)) };
+                args.visitor_function.set(Some(f));
+                f
             }
         };
         let mut first = true;
-        let visited = visitor.for_each(js, obj, for_each, |js, value, key| {
+        let visited = Visitor::for_each(js, obj, for_each, visitor, |js, value, key| {
             catch_unwind(AssertUnwindSafe(|| self.entry(js, key, value, at, &mut first)))
                 .unwrap_or_else(|_| Err(self.blame.range_err(at, "could not be read (a panic in the binding)")))
         });

@@ -57,6 +57,8 @@ pub struct Args<'e> {
     /// Where Map-like attributes find their `forEach` visitor between calls (a pipeline's); a
     /// call without one makes it when it reads a Map-like.
     pub visitor: Option<&'e Visitor>,
+    /// The visitor's function once found in this call (a call may read a Map-like per element).
+    pub visitor_function: std::cell::Cell<Option<Value<'e>>>,
 }
 
 /// The path of a value inside an argument (`attributes.user.name`, `attributes.list[3]`), built
@@ -140,7 +142,7 @@ impl Blame {
 
 impl<'e> Args<'e> {
     pub fn new(js: Js<'e>, method: &'static str) -> Self {
-        Self { js, method, names: Names::default(), visitor: None }
+        Self { js, method, names: Names::default(), visitor: None, visitor_function: std::cell::Cell::new(None) }
     }
 
     /// Arguments whose Map-likes are read with the visitor `kept` (made once per pipeline).

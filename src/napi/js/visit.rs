@@ -46,15 +46,15 @@ pub enum Visited<E> {
 
 impl Visitor {
     /// `this.forEach(visitor)`, handing each `(value, key)` to `visit`; an `Err` from it ends the
-    /// iteration.
+    /// iteration. `visitor` is [`Visitor::function`]'s (a caller reading many maps in one call
+    /// keeps it for the call).
     pub fn for_each<'e, E>(
-        &self,
         js: Js<'e>,
         this: Value<'_>,
         for_each: Value<'_>,
+        visitor: Value<'_>,
         mut visit: impl for<'c> FnMut(Js<'c>, Value<'c>, Value<'c>) -> Result<(), E>,
     ) -> Visited<E> {
-        let Some(visitor) = self.function(js) else { return Visited::Failed };
         let (mut visited, mut error) = (false, None);
         let mut each = |js: Js<'_>, value: Value<'_>, key: Value<'_>| -> bool {
             if error.is_some() {
@@ -87,13 +87,20 @@ impl Visitor {
         }
     }
 
-    fn function<'e>(&self, js: Js<'e>) -> Option<Value<'e>> {
+    /// The visitor function: kept, or made now and kept (None when the engine refuses to make
+    /// one).
+    pub fn function<'e>(&self, js: Js<'e>) -> Option<Value<'e>> {
         if let Some(f) = self.kept.get(js) {
             return Some(f);
         }
-        let f = js.function(c"visit", visit_entry)?;
+        let f = Self::make(js)?;
         self.kept.set(js, f);
         Some(f)
+    }
+
+    /// A visitor function for one call, kept nowhere (a caller without a pipeline).
+    pub fn make<'e>(js: Js<'e>) -> Option<Value<'e>> {
+        js.function(c"visit", visit_entry)
     }
 }
 
