@@ -185,6 +185,10 @@ impl<'e> Js<'e> {
     /// Whether `object` is the value `reference` refers to.
     #[cfg(any(target_env = "ohos", feature = "arkts-semantics"))]
     fn is_referenced(self, reference: sys::napi_ref, object: Value<'_>) -> bool {
+        if reference.is_null() {
+            // The reference could not be made at the wrap: no object can be proven to be it.
+            return false;
+        }
         let mut target = ptr::null_mut();
         // SAFETY: reference belongs to this env (an instance of this env's registry).
         let status = unsafe { sys::napi_get_reference_value(self.env, reference, &mut target) };
