@@ -97,7 +97,7 @@ function profile(variant, n) {
   // Only the native callback of the measured method is collected: the JS loop around it and the
   // engine's call into native code are the same for every variant, and later processing (slices,
   // the final drain) is not the caller's capture cost.
-  // The methods' callbacks are the receiver-checked ones of src/napi/receiver.rs (`on_prototype::<method>`).
+  // The methods' callbacks are the receiver-checked ones of src/napi/methods.rs (`on_prototype::<method>`).
   const collect = { floor: '*copy_args_floor_c_callback*', addActions: '*on_prototype::add_actions', addActionsMap: '*on_prototype::add_actions' }[variant] ?? '*on_prototype::add_action';
   const r = spawnSync('valgrind', ['--tool=callgrind', '--separate-threads=yes', `--toggle-collect=${collect}`, `--callgrind-out-file=${out}`, process.execPath, '--max-semi-space-size=64', SELF, '--child', variant, String(n)], {
     env: { ...process.env, RUM_NATIVE_LIB: libraryPath(), RUM_NATIVE_QUIET: '1' },
@@ -123,7 +123,10 @@ if (process.argv[2] === '--child') {
   }
   console.log(`Per call, JS thread only (callgrind, N = ${N} vs ${3 * N}): ${libraryPath()}`);
   const rows = [];
-  for (const variant of ['floor', 'queued', 'inline', 'addActions', 'addActionsMap']) {
+  // NAPI_CALLS_ONLY=queued,inline measures those (and the floor, which every ratio needs) only.
+  const only = process.env.NAPI_CALLS_ONLY?.split(',');
+  const variants = ['floor', 'queued', 'inline', 'addActions', 'addActionsMap'].filter((v) => v === 'floor' || !only || only.includes(v));
+  for (const variant of variants) {
     const [a, b] = [profile(variant, N), profile(variant, 3 * N)];
     const per = (x, y) => (y - x) / (2 * N);
     const fns = new Set([...a.calls.keys(), ...b.calls.keys()]);
