@@ -146,14 +146,20 @@ impl RealFs {
             (Some(parent), Some(name)) if self.known(parent) => {
                 let name = at::c_str(name)?;
                 self.in_dir(parent, |p| {
-                    at::open_dir_at(p, &name).map_err(|e| opened_no_dir(e, dir, || at::stat_at(p, &name)))
+                    at::open_dir_at(p, &name)
+                        .map_err(|e| opened_no_dir(e, dir, || at::stat_at(p, &name).map(|st| at::file_type(&st))))
                 })?
             }
             _ => at::open_dir_path(dir).map_err(|e| {
                 opened_no_dir(e, dir, || {
-                    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-                    let name = at::c_str(dir.file_name().unwrap_or(dir.as_os_str()))?;
-                    at::stat_at(at::open_dir_path(parent)?.as_fd(), &name)
+                    let t = fs::symlink_metadata(dir)?.file_type();
+                    Ok(if t.is_symlink() {
+                        libc::S_IFLNK
+                    } else if t.is_dir() {
+                        libc::S_IFDIR
+                    } else {
+                        libc::S_IFREG
+                    })
                 })
             })?,
         };
@@ -215,14 +221,15 @@ fn removed(dir: BorrowedFd<'_>) -> bool {
 }
 
 /// An error for a directory that could not be opened as one: what is there instead, when it
-/// is a symbolic link or not a directory (`lstat` says which); other errors as they are.
-fn opened_no_dir(e: io::Error, dir: &Path, lstat: impl FnOnce() -> io::Result<libc::stat>) -> io::Error {
+/// is a symbolic link or not a directory (`file_type`, from lstat, says which); other errors as
+/// they are.
+fn opened_no_dir(e: io::Error, dir: &Path, file_type: impl FnOnce() -> io::Result<libc::mode_t>) -> io::Error {
     if !matches!(e.raw_os_error(), Some(libc::ENOTDIR | libc::ELOOP)) {
         return e;
     }
-    let what = match lstat() {
-        Ok(st) if at::file_type(&st) == libc::S_IFLNK => "is a symbolic link; the storage does not follow links",
-        Ok(st) if at::file_type(&st) != libc::S_IFDIR => "is not a directory",
+    let what = match file_type() {
+        Ok(libc::S_IFLNK) => "is a symbolic link; the storage does not follow links",
+        Ok(t) if t != libc::S_IFDIR => "is not a directory",
         _ => return e,
     };
     io::Error::new(io::ErrorKind::InvalidInput, format!("{} {what}", dir.display()))
