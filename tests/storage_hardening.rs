@@ -1,6 +1,7 @@
 //! What an independent attempt to break the storage found (issue 13): links where the storage
 //! expects its own directory, directory modes, paths with `..`, a dangling link as storageDir, a
-//! directory of another user.
+//! directory of another user. And (issue 25) the directories held by descriptor: `rum/` or
+//! `pending/` swapped for a link or another directory between writes of a live storage.
 
 mod storage_support;
 
@@ -9,9 +10,10 @@ use std::os::unix::fs::{symlink, MetadataExt, PermissionsExt};
 use std::path::Path;
 use std::sync::Arc;
 
-use rum_native::core::config::Config;
+use rum_native::core::config::{Config, TrackingConsent};
 use rum_native::core::registry::{self, AttachError};
-use rum_native::core::storage::{RealFs, Storage, StorageOptions, RUM_DIR};
+use rum_native::core::seam::DocumentSink;
+use rum_native::core::storage::{FlushOutcome, RealFs, Storage, StorageOptions, PENDING_DIR, RUM_DIR};
 use storage_support::*;
 
 fn mode(path: &Path) -> u32 {
@@ -131,6 +133,153 @@ fn a_storage_dir_that_is_a_file_says_so() {
     fs::write(&file, b"").unwrap();
     let err = attach_error(config_for(&file.join("sub")));
     assert!(err.contains("is not a directory"), "{err}");
+}
+
+/// The names in a directory, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<_> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    v.sort();
+    v
+}
+
+/// Writes actions `seqs` one at a time, each appended to the active batch before the next is
+/// sent (the batch is not sealed).
+fn write_one_by_one(storage: &Storage, seqs: std::ops::Range<u64>) {
+    let sink = storage.sink();
+    for seq in seqs {
+        let before = storage.counters().documents_written.get();
+        sink.write(action(seq, 10)).unwrap();
+        wait_until("the document written", || storage.counters().documents_written.get() > before);
+    }
+}
+
+/// Writes actions `seqs` into the pre-consent buffer one at a time, each flushed (written out)
+/// before the next is sent.
+fn buffer_one_by_one(storage: &Storage, seqs: std::ops::Range<u64>) {
+    let sink = storage.sink();
+    for seq in seqs {
+        sink.write(action(seq, 10)).unwrap();
+        assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    }
+}
+
+/// A storage with a sealed batch (0..3) and an active one (3..5) written, then `rum/` renamed
+/// away and `replace` run on its path; then 5..8 written. Returns where `rum/` went.
+fn swap_rum_between_writes(replace: impl FnOnce(&Path)) -> (tempfile::TempDir, Storage, std::path::PathBuf) {
+    let (dir, clock) = setup();
+    let storage = open(&small_config(dir.path()), &clock);
+    write_actions(&storage.sink(), 0..3, 10);
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    write_one_by_one(&storage, 3..5);
+    let root = dir.path().join(RUM_DIR);
+    let moved = dir.path().join("rum-moved");
+    fs::rename(&root, &moved).unwrap();
+    replace(&root);
+    write_one_by_one(&storage, 5..8);
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done, "no write failed");
+    (dir, storage, moved)
+}
+
+#[test]
+fn rum_swapped_for_a_link_between_writes_the_writes_stay_in_the_directory_held_open() {
+    let elsewhere = tempfile::tempdir().unwrap();
+    let (_dir, storage, moved) = swap_rum_between_writes(|root| symlink(elsewhere.path(), root).unwrap());
+    assert!(names(elsewhere.path()).is_empty(), "nothing written through the link: {:?}", names(elsewhere.path()));
+    assert_eq!(seqs_on_disk(&moved), (0..8).collect::<Vec<_>>(), "all in the directory checked at open");
+    assert_eq!(uploaded_seqs(&storage), (0..8).collect::<Vec<_>>(), "read and claimed there too");
+    assert!(names(elsewhere.path()).is_empty());
+    assert_eq!(storage.counters().write_errors.get(), 0);
+}
+
+#[test]
+fn rum_swapped_for_another_directory_between_writes_the_new_one_is_not_touched() {
+    let (dir, storage, moved) = swap_rum_between_writes(|root| fs::create_dir(root).unwrap());
+    let root = dir.path().join(RUM_DIR);
+    assert!(names(&root).is_empty(), "nothing written into the directory put in place: {:?}", names(&root));
+    assert_eq!(seqs_on_disk(&moved), (0..8).collect::<Vec<_>>());
+    assert_eq!(uploaded_seqs(&storage), (0..8).collect::<Vec<_>>());
+    assert!(names(&root).is_empty());
+}
+
+#[test]
+fn rum_removed_and_replaced_by_a_link_the_writes_are_refused_and_nothing_lands_there() {
+    // The link's target even holds a `pending/` of the process's user: a check of `rum/pending`
+    // by path would go through the link and accept it.
+    let (dir, clock) = setup();
+    let config = with_consent(small_config(dir.path()), TrackingConsent::Pending);
+    let storage = open(&config, &clock);
+    buffer_one_by_one(&storage, 0..3);
+    let root = dir.path().join(RUM_DIR);
+    let elsewhere = tempfile::tempdir().unwrap();
+    fs::create_dir(elsewhere.path().join(PENDING_DIR)).unwrap();
+    fs::remove_dir_all(&root).unwrap();
+    symlink(elsewhere.path(), &root).unwrap();
+
+    let sink = storage.sink();
+    write_actions(&sink, 3..6, 10);
+    assert!(matches!(storage.flush(TIMEOUT), FlushOutcome::Failed(_)));
+    sink.consent_changed(TrackingConsent::Granted).unwrap();
+    write_actions(&sink, 6..9, 10);
+    assert!(matches!(storage.flush(TIMEOUT), FlushOutcome::Failed(_)));
+    assert_eq!(names(elsewhere.path()), [PENDING_DIR], "nothing written through the link");
+    let planted = elsewhere.path().join(PENDING_DIR);
+    assert!(names(&planted).is_empty(), "nothing written through the link: {:?}", names(&planted));
+    assert!(storage.counters().write_errors.get() >= 1);
+    assert!(storage.next_batch().unwrap_or(None).is_none());
+}
+
+#[test]
+fn pending_swapped_for_a_link_between_writes_the_writes_stay_in_the_directory_held_open() {
+    let (dir, clock) = setup();
+    let storage = open(&with_consent(small_config(dir.path()), TrackingConsent::Pending), &clock);
+    buffer_one_by_one(&storage, 0..3);
+    let pending = dir.path().join(RUM_DIR).join(PENDING_DIR);
+    let moved = dir.path().join(RUM_DIR).join("pending-moved");
+    let elsewhere = tempfile::tempdir().unwrap();
+    fs::rename(&pending, &moved).unwrap();
+    symlink(elsewhere.path(), &pending).unwrap();
+
+    buffer_one_by_one(&storage, 3..6);
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    assert!(names(elsewhere.path()).is_empty(), "nothing written through the link");
+    let held: Vec<u64> = names(&moved).iter().flat_map(|n| seqs_in(&fs::read(moved.join(n)).unwrap())).collect();
+    assert_eq!(held, (0..6).collect::<Vec<_>>(), "the buffer stays in the directory checked");
+    // Granted: the buffer moves into batches from there, still not through the link.
+    storage.sink().consent_changed(TrackingConsent::Granted).unwrap();
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    assert_eq!(uploaded_seqs(&storage), (0..6).collect::<Vec<_>>());
+    assert!(names(elsewhere.path()).is_empty());
+    assert_eq!(storage.counters().write_errors.get(), 0);
+}
+
+#[test]
+fn the_directories_are_opened_once_not_per_write() {
+    for consent in [TrackingConsent::Granted, TrackingConsent::Pending] {
+        let (dir, clock) = setup();
+        let real = RealFs::new();
+        let options = StorageOptions { fs: Arc::new(real.clone()), ..options(&clock) };
+        let storage = Storage::open(&with_consent(small_config(dir.path()), consent), options).unwrap();
+        let write = if consent == TrackingConsent::Pending { buffer_one_by_one } else { write_one_by_one };
+        write(&storage, 0..1);
+        assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+        let opened = real.directories_opened();
+        assert!(opened <= 4, "{consent:?}: {opened} directory opens at open");
+        write(&storage, 1..40);
+        assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+        assert_eq!(real.directories_opened(), opened, "{consent:?}: no directory opened again for 39 writes");
+
+        // Removed: found on the next write, opened (created) again by path, then held again.
+        fs::remove_dir_all(storage.directory()).unwrap();
+        // (The flush may report the active file lost with the directory.)
+        storage.sink().write(action(40, 10)).unwrap();
+        storage.flush(TIMEOUT);
+        let again = real.directories_opened();
+        assert!(again > opened, "{consent:?}");
+        write(&storage, 41..60);
+        assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+        assert_eq!(real.directories_opened(), again, "{consent:?}");
+        assert_eq!(mode(storage.directory()), 0o700);
+    }
 }
 
 /// Serialized lines of actions `seqs`, as the writer writes them.

@@ -333,6 +333,8 @@ type Hook = Arc<dyn Fn() + Send + Sync>;
 /// a hook run after every operation that can change the directory.
 #[derive(Clone, Default)]
 pub struct FaultFs {
+    /// The real one underneath (its clones share the directories it holds open).
+    pub real: RealFs,
     pub state: Arc<(Mutex<FaultState>, Condvar)>,
     pub after_change: Option<Hook>,
     /// Run in the pause of a split write, after its first half reached the file.
@@ -466,40 +468,40 @@ impl AppendFile for FaultFile {
 
 impl Fs for FaultFs {
     fn create_dir_all(&self, path: &Path) -> io::Result<()> {
-        self.run(Op::CreateDir, path, || RealFs::new().create_dir_all(path))
+        self.run(Op::CreateDir, path, || self.real.create_dir_all(path))
     }
 
     fn create_new(&self, path: &Path) -> io::Result<Box<dyn AppendFile>> {
-        let inner = self.run(Op::Create, path, || RealFs::new().create_new(path))?;
+        let inner = self.run(Op::Create, path, || self.real.create_new(path))?;
         Ok(Box::new(FaultFile { fs: self.clone(), path: path.to_path_buf(), inner }))
     }
 
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
-        self.run(Op::Read, path, || RealFs::new().read(path))
+        self.run(Op::Read, path, || self.real.read(path))
     }
 
     fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>> {
-        self.run(Op::ReadDir, path, || RealFs::new().read_dir(path))
+        self.run(Op::ReadDir, path, || self.real.read_dir(path))
     }
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
-        self.run(Op::Rename, from, || RealFs::new().rename(from, to))
+        self.run(Op::Rename, from, || self.real.rename(from, to))
     }
 
     fn remove_file(&self, path: &Path) -> io::Result<()> {
-        self.run(Op::Remove, path, || RealFs::new().remove_file(path))
+        self.run(Op::Remove, path, || self.real.remove_file(path))
     }
 
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
-        self.run(Op::Truncate, path, || RealFs::new().truncate(path, len))
+        self.run(Op::Truncate, path, || self.real.truncate(path, len))
     }
 
     fn exists(&self, path: &Path) -> bool {
-        RealFs::new().exists(path)
+        self.real.exists(path)
     }
 
     fn sync_dir(&self, path: &Path) -> io::Result<()> {
-        self.run(Op::SyncDir, path, || RealFs::new().sync_dir(path))
+        self.run(Op::SyncDir, path, || self.real.sync_dir(path))
     }
 }
 

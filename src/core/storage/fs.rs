@@ -2,10 +2,16 @@
 //! inject a full disk, a removed directory or a denied permission at any step, and watch every
 //! write (the quota property test checks the directory after each one).
 
-use std::fs::{self, DirBuilder, File, OpenOptions, Permissions};
-use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+mod at;
+
+use std::ffi::{CStr, CString, OsStr};
+use std::fs::{self, DirBuilder, File, Permissions};
+use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// Batch and buffer files are readable by the app only.
 pub const FILE_MODE: u32 = 0o600;
@@ -54,17 +60,41 @@ pub trait Fs: Send + Sync {
 }
 
 /// The real file system. It never goes through a symbolic link inside the storage, nor into a
-/// directory of another user: before every operation the directory of the path (`rum/` or
-/// `rum/pending/`) is checked to be a real directory (lstat) owned by the process's effective
-/// user (or the one [`RealFs::owned_by`] names), and a file read or truncated must be a regular file, not a link or
-/// a FIFO. The checks are made by path, before each use (the storage does not open the directory
-/// and work relative to it with `openat`): a link put in place between the check and the use is
-/// not caught, which needs the app's own user (the directory is 0700).
-#[derive(Clone, Copy, Debug)]
+/// directory of another user, and it looks no path up per operation: each directory it works in
+/// (`rum/`, `rum/pending/`) is opened once (`O_DIRECTORY | O_NOFOLLOW`: a link is refused) and
+/// checked on the open descriptor (fstat: a directory owned by the process's effective user, or
+/// the one [`RealFs::owned_by`] names), then held; every file operation is made relative to it
+/// (`openat`, `renameat`, `unlinkat`, `fstatat`, listing and fsync through the descriptor). A
+/// file is created with `O_EXCL | O_NOFOLLOW`, and one read or truncated must be a regular file
+/// (not a link, a FIFO or a directory: checked with fstat on what was opened).
+///
+/// A directory already held is opened again only when an operation in it fails and the
+/// directory is found removed (`ENOENT` and no link to it left, or `ESTALE`): then it is opened
+/// by path with the same checks (a directory in a held one, such as `pending/`, relative to that
+/// one) and the operation is tried once more. So a directory removed under the storage is found
+/// missing (and created again by the writer), while one replaced by a link or by another
+/// directory without being removed (renamed away) keeps being used by descriptor: writes go on
+/// into the directory that was checked, never through the link or into the one put in its place.
+/// Clones share the held directories.
+#[derive(Clone, Debug)]
 pub struct RealFs {
     /// The uid every directory the storage uses must belong to.
     owner: u32,
+    held: Arc<Held>,
 }
+
+/// The directories held open, by the path they were opened at. A directory let go (found
+/// removed) keeps its entry, without a descriptor: a directory in it is still opened relative to
+/// it (after it is opened again), never by a path through what took its place.
+#[derive(Debug, Default)]
+struct Held {
+    dirs: Mutex<Vec<(PathBuf, Option<Arc<OwnedFd>>)>>,
+    /// Directories opened (and checked) so far: see [`RealFs::directories_opened`].
+    opened: AtomicU64,
+}
+
+/// More directories than the storage uses (two per storage); past it the oldest is let go.
+const MAX_HELD: usize = 8;
 
 impl RealFs {
     /// Directories must belong to the process's effective user.
@@ -74,56 +104,163 @@ impl RealFs {
 
     /// Directories must belong to `uid` (tests expect another owner than the directory's).
     pub fn owned_by(uid: u32) -> Self {
-        Self { owner: uid }
+        Self { owner: uid, held: Arc::default() }
     }
 
-    /// `path` is a directory itself, not a symbolic link to one (nor anything else), and belongs
-    /// to `self.owner`: a directory of another user could be read or changed by that user.
-    fn real_dir(&self, path: &Path) -> io::Result<()> {
-        let meta = fs::symlink_metadata(path)?;
-        if meta.file_type().is_symlink() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("{} is a symbolic link; the storage does not follow links", path.display()),
-            ));
+    /// How many times a directory was opened by this file system (and its clones): once per
+    /// directory used, and again only after one was found removed. Not per operation.
+    pub fn directories_opened(&self) -> u64 {
+        self.held.opened.load(Ordering::Relaxed)
+    }
+
+    fn dirs(&self) -> MutexGuard<'_, Vec<(PathBuf, Option<Arc<OwnedFd>>)>> {
+        self.held.dirs.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn cached(&self, dir: &Path) -> Option<Arc<OwnedFd>> {
+        self.dirs().iter().find(|(p, _)| p == dir).and_then(|(_, fd)| fd.clone())
+    }
+
+    /// `dir` was held (it may have been let go since).
+    fn known(&self, dir: &Path) -> bool {
+        self.dirs().iter().any(|(p, _)| p == dir)
+    }
+
+    /// The descriptor of `dir`, and whether it was opened just now.
+    fn held(&self, dir: &Path) -> io::Result<(Arc<OwnedFd>, bool)> {
+        match self.cached(dir) {
+            Some(fd) => Ok((fd, false)),
+            None => Ok((self.reopen(dir)?, true)),
         }
-        if !meta.is_dir() {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a directory", path.display())));
+    }
+
+    /// Opens `dir` (again) and checks it: relative to its parent when the parent is or was held
+    /// (so a link in place of the parent is not followed either: the parent is opened again
+    /// first, with its checks), by path otherwise. What was held for `dir` is let go first, also
+    /// when this fails.
+    fn reopen(&self, dir: &Path) -> io::Result<Arc<OwnedFd>> {
+        if let Some((_, fd)) = self.dirs().iter_mut().find(|(p, _)| p == dir) {
+            *fd = None;
         }
-        if meta.uid() != self.owner {
+        let fd = match (dir.parent(), dir.file_name()) {
+            (Some(parent), Some(name)) if self.known(parent) => {
+                let name = at::c_str(name)?;
+                self.in_dir(parent, |p| {
+                    at::open_dir_at(p, &name)
+                        .map_err(|e| opened_no_dir(e, dir, || at::stat_at(p, &name).map(|st| at::file_type(&st))))
+                })?
+            }
+            _ => at::open_dir_path(dir).map_err(|e| {
+                opened_no_dir(e, dir, || {
+                    let t = fs::symlink_metadata(dir)?.file_type();
+                    Ok(if t.is_symlink() {
+                        libc::S_IFLNK
+                    } else if t.is_dir() {
+                        libc::S_IFDIR
+                    } else {
+                        libc::S_IFREG
+                    })
+                })
+            })?,
+        };
+        self.held.opened.fetch_add(1, Ordering::Relaxed);
+        let st = at::fstat(fd.as_fd())?;
+        if at::file_type(&st) != libc::S_IFDIR {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a directory", dir.display())));
+        }
+        if st.st_uid != self.owner {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!(
                     "{} is owned by uid {}, not by this process's user (uid {}); the storage uses only its \
                      own directories",
-                    path.display(),
-                    meta.uid(),
+                    dir.display(),
+                    st.st_uid,
                     self.owner
                 ),
             ));
         }
-        Ok(())
+        let fd = Arc::new(fd);
+        let mut dirs = self.dirs();
+        match dirs.iter_mut().find(|(p, _)| p == dir) {
+            Some((_, held)) => *held = Some(fd.clone()),
+            None => {
+                if dirs.len() >= MAX_HELD {
+                    dirs.remove(0);
+                }
+                dirs.push((dir.to_path_buf(), Some(fd.clone())));
+            }
+        }
+        Ok(fd)
     }
 
-    /// The directory of `path` is a real directory of `self.owner`.
-    fn real_parent(&self, path: &Path) -> io::Result<()> {
-        match path.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => self.real_dir(dir),
-            _ => Ok(()),
+    /// Runs `op` on the descriptor of `dir`. If it fails because the directory was removed (or
+    /// its handle went stale), `dir` is opened again by path, checked, and `op` runs once more.
+    fn in_dir<T>(&self, dir: &Path, op: impl Fn(BorrowedFd<'_>) -> io::Result<T>) -> io::Result<T> {
+        let (fd, fresh) = self.held(dir)?;
+        match op(fd.as_fd()) {
+            Err(e) if !fresh && gone(&e, fd.as_fd()) => op(self.reopen(dir)?.as_fd()),
+            other => other,
         }
     }
+}
 
-    /// `path` is a regular file (not a link, a FIFO or a directory) in a real directory.
-    fn regular_file(&self, path: &Path) -> io::Result<()> {
-        self.real_parent(path)?;
-        if !fs::symlink_metadata(path)?.is_file() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("{} is not a regular file", path.display()),
-            ));
-        }
-        Ok(())
+/// The operation failed because its directory is gone: `ESTALE`, or `ENOENT` with the directory
+/// itself removed (no name left for it). A missing file in a live directory is not.
+fn gone(e: &io::Error, dir: BorrowedFd<'_>) -> bool {
+    match e.raw_os_error() {
+        Some(libc::ESTALE) => true,
+        Some(libc::ENOENT) => removed(dir),
+        _ => false,
     }
+}
+
+/// The directory held by `dir` was removed (rmdir leaves it no link), or cannot be examined.
+fn removed(dir: BorrowedFd<'_>) -> bool {
+    at::fstat(dir).map_or(true, |st| st.st_nlink == 0)
+}
+
+/// An error for a directory that could not be opened as one: what is there instead, when it
+/// is a symbolic link or not a directory (`file_type`, from lstat, says which); other errors as
+/// they are.
+fn opened_no_dir(e: io::Error, dir: &Path, file_type: impl FnOnce() -> io::Result<libc::mode_t>) -> io::Error {
+    if !matches!(e.raw_os_error(), Some(libc::ENOTDIR | libc::ELOOP)) {
+        return e;
+    }
+    let what = match file_type() {
+        Ok(libc::S_IFLNK) => "is a symbolic link; the storage does not follow links",
+        Ok(t) if t != libc::S_IFDIR => "is not a directory",
+        _ => return e,
+    };
+    io::Error::new(io::ErrorKind::InvalidInput, format!("{} {what}", dir.display()))
+}
+
+/// The directory of `path` (`.` for a bare name) and its file name.
+fn split(path: &Path) -> io::Result<(&Path, CString)> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, format!("{} names no file", path.display())))?;
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    Ok((dir, at::c_str(name)?))
+}
+
+/// Opens the file `name` in `dir` with `flags`, and checks that it is a regular file (a link is
+/// not opened, a FIFO is not waited on: `O_NONBLOCK`, which changes nothing for a regular file).
+fn open_regular(dir: BorrowedFd<'_>, name: &CStr, flags: libc::c_int, path: &Path) -> io::Result<(File, u64)> {
+    let not_regular =
+        || io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a regular file", path.display()));
+    let fd = match at::open_at(dir, name, flags | libc::O_NONBLOCK, 0) {
+        // A link (O_NOFOLLOW), a FIFO with no reader, a directory opened for writing.
+        Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENXIO | libc::EISDIR)) => {
+            return Err(not_regular())
+        }
+        other => other?,
+    };
+    let st = at::fstat(fd.as_fd())?;
+    if at::file_type(&st) != libc::S_IFREG {
+        return Err(not_regular());
+    }
+    Ok((File::from(fd), u64::try_from(st.st_size).unwrap_or(0)))
 }
 
 impl Default for RealFs {
@@ -156,58 +293,119 @@ impl AppendFile for RealFile {
 }
 
 impl Fs for RealFs {
+    /// In a held directory, the new one is made with `mkdirat` (made again first if it was
+    /// removed); otherwise by path ([`create_private_dir_all`]). Either way it is then opened,
+    /// checked and held.
     fn create_dir_all(&self, path: &Path) -> io::Result<()> {
-        create_private_dir_all(path)?;
-        self.real_dir(path)
+        let made = match (path.parent(), path.file_name()) {
+            (Some(parent), Some(name)) if self.known(parent) => {
+                let name = at::c_str(name)?;
+                let mkdir = |p: BorrowedFd<'_>| at::mkdir_at(p, &name, DIR_MODE);
+                match self.in_dir(parent, mkdir) {
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                        self.create_dir_all(parent)?;
+                        self.in_dir(parent, mkdir)?
+                    }
+                    other => other?,
+                }
+            }
+            _ => {
+                create_private_dir_all(path)?;
+                false
+            }
+        };
+        let fd = self.reopen(path)?;
+        if made {
+            // Owner-only whatever the umask, as create_private_dir_all makes them.
+            at::fchmod(fd.as_fd(), DIR_MODE)?;
+        }
+        Ok(())
     }
 
     fn create_new(&self, path: &Path) -> io::Result<Box<dyn AppendFile>> {
-        self.real_parent(path)?;
-        let file = OpenOptions::new().append(true).create_new(true).mode(FILE_MODE).open(path)?;
-        Ok(Box::new(RealFile(file)))
+        let (dir, name) = split(path)?;
+        let flags = libc::O_WRONLY | libc::O_APPEND | libc::O_CREAT | libc::O_EXCL;
+        let fd = self.in_dir(dir, |d| at::open_at(d, &name, flags, FILE_MODE))?;
+        Ok(Box::new(RealFile(File::from(fd))))
     }
 
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
-        self.regular_file(path)?;
-        fs::read(path)
+        let (dir, name) = split(path)?;
+        let (mut file, len) = self.in_dir(dir, |d| open_regular(d, &name, libc::O_RDONLY, path))?;
+        let mut data = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+        file.read_to_end(&mut data)?;
+        Ok(data)
     }
 
     fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>> {
-        self.real_dir(path)?;
-        let mut out = Vec::new();
-        for entry in fs::read_dir(path)? {
-            let entry = entry?;
-            let Ok(name) = entry.file_name().into_string() else { continue };
-            let is_file = entry.file_type().map(|t| t.is_file()).unwrap_or(false);
-            let len = entry.metadata().map(|m| m.len()).unwrap_or(0);
-            out.push(DirEntry { name, is_file, len });
-        }
-        Ok(out)
+        self.in_dir(path, |d| {
+            // A removed directory lists as empty: say it is gone, as a lookup by path would.
+            if removed(d) {
+                return Err(io::Error::from_raw_os_error(libc::ENOENT));
+            }
+            let mut out = Vec::new();
+            for (name, kind) in at::list(d)? {
+                let Ok(name) = String::from_utf8(name) else { continue };
+                let st = at::c_str(OsStr::new(&name)).and_then(|c| at::stat_at(d, &c));
+                let is_file = match &st {
+                    Ok(st) => at::file_type(st) == libc::S_IFREG,
+                    Err(_) => kind == libc::DT_REG,
+                };
+                let len = st.map_or(0, |st| u64::try_from(st.st_size).unwrap_or(0));
+                out.push(DirEntry { name, is_file, len });
+            }
+            Ok(out)
+        })
     }
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
-        self.real_parent(from)?;
-        self.real_parent(to)?;
-        fs::rename(from, to)
+        let (from_dir, from_name) = split(from)?;
+        let (to_dir, to_name) = split(to)?;
+        let (a, a_fresh) = self.held(from_dir)?;
+        let (b, b_fresh) = self.held(to_dir)?;
+        let attempt = |a: &OwnedFd, b: &OwnedFd| at::rename_at(a.as_fd(), &from_name, b.as_fd(), &to_name);
+        match attempt(&a, &b) {
+            Err(e) => {
+                let a_gone = !a_fresh && gone(&e, a.as_fd());
+                let b_gone = !b_fresh && gone(&e, b.as_fd());
+                if !a_gone && !b_gone {
+                    return Err(e);
+                }
+                let a = if a_gone { self.reopen(from_dir)? } else { a };
+                let b = match (b_gone, from_dir == to_dir) {
+                    (_, true) => a.clone(),
+                    (true, false) => self.reopen(to_dir)?,
+                    (false, false) => b,
+                };
+                attempt(&a, &b)
+            }
+            Ok(()) => Ok(()),
+        }
     }
 
     fn remove_file(&self, path: &Path) -> io::Result<()> {
-        self.real_parent(path)?;
-        fs::remove_file(path)
+        let (dir, name) = split(path)?;
+        self.in_dir(dir, |d| at::unlink_at(d, &name))
     }
 
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
-        self.regular_file(path)?;
-        OpenOptions::new().write(true).open(path)?.set_len(len)
+        let (dir, name) = split(path)?;
+        let (file, _) = self.in_dir(dir, |d| open_regular(d, &name, libc::O_WRONLY, path))?;
+        file.set_len(len)
     }
 
     fn exists(&self, path: &Path) -> bool {
-        self.real_parent(path).is_ok() && fs::symlink_metadata(path).is_ok()
+        split(path).is_ok_and(|(dir, name)| self.in_dir(dir, |d| at::stat_at(d, &name)).is_ok())
     }
 
     fn sync_dir(&self, path: &Path) -> io::Result<()> {
-        self.real_dir(path)?;
-        File::open(path)?.sync_all()
+        self.in_dir(path, |d| {
+            // fsync of a removed directory succeeds and saves nothing: say it is gone.
+            if removed(d) {
+                return Err(io::Error::from_raw_os_error(libc::ENOENT));
+            }
+            at::fsync(d)
+        })
     }
 }
 
