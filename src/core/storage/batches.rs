@@ -255,7 +255,7 @@ impl Batches {
     /// When the active batch's window passes (wall ms), if there is one.
     pub fn window_deadline(&self) -> Option<i64> {
         let a = self.active.as_ref()?;
-        let window = i64::try_from(self.limits.batch_window_ms).unwrap_or(i64::MAX);
+        let window = self.limits.batch_window_ms;
         Some(a.id.created_ms.saturating_add(window))
     }
 

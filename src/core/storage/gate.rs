@@ -109,7 +109,7 @@ impl TurnGate {
             BUSY => self.bell.ring_idle(),
             _ => {
                 let held = self.held.fetch_add(1, Ordering::Relaxed) + 1;
-                if held % HOLD_CHECK_EVERY == 0 {
+                if held.is_multiple_of(HOLD_CHECK_EVERY) {
                     let now = self.elapsed_ns();
                     let since = self.since_ns.load(Ordering::Relaxed);
                     if now.saturating_sub(since) >= self.max.as_nanos() as u64 {
