@@ -432,12 +432,12 @@ fn documents_of_a_busy_turn_wait_for_its_end() {
     let storage = open_with_hold(&small_config(dir.path()), &clock, Duration::from_secs(600));
     let sink = storage.sink();
     let c = storage.counters();
-    // The writer is napping (it just took the consent), so sends do not wake it.
+    // The writer is idle: the first send of the busy turn wakes it to start its hold, no later one.
     wait_until("the writer started", || storage.flush(TIMEOUT) == FlushOutcome::Done);
     sink.turn_busy(true);
     settle();
     write_actions(&sink, 0..20, 10);
-    std::thread::sleep(Duration::from_millis(50)); // 50 naps of the writer
+    std::thread::sleep(Duration::from_millis(50)); // well within the hold
     assert_eq!(c.documents_received.get(), 0, "taken while the turn was busy");
     sink.turn_busy(false);
     wait_until("the documents after the turn", || c.events_on_disk.get() == 20);

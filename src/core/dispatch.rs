@@ -71,6 +71,8 @@ struct Turn {
     /// The inline path alone: `longest_inline_turn_us` (drains are unbounded by design).
     inline_ns: u64,
     end_scheduled: bool,
+    /// `turn_busy(true)` was reported (after the turn's first processing).
+    busy_reported: bool,
 }
 
 /// Whether a view will be active once this thread's queue is processed, as far as its queued
@@ -251,6 +253,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
                 // A slice on a turn of its own is that turn's processing: busy while it runs.
                 let own_turn = !self.turn.end_scheduled;
                 if own_turn {
+                    self.shared.sink().turn_will_end(); // right after the slice
                     self.shared.sink().turn_busy(true);
                 }
                 self.run_slice(Mode::DEFERRED_SLICE);
@@ -302,6 +305,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     fn run_inline(&mut self, ev: Event, started_ns: u64, mode: Mode) {
         self.counters().calls_inline.incr();
         let start = started_ns.min(self.clock.mono_ns());
+        self.begin_turn();
         self.process(ev, mode);
         let spent = self.clock.mono_ns().saturating_sub(start);
         self.charge_turn(spent, true);
@@ -356,6 +360,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
         self.note_queued_view_call(&ev.kind);
         if self.queue.len() >= self.shared.queue_capacity() {
             self.counters().slices_at_capacity.incr();
+            self.begin_turn();
             let spent = self.run_slice(Mode::CAPACITY_SLICE);
             self.charge_turn(spent, false);
         }
@@ -379,7 +384,20 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
         self.slice_scheduled = self.scheduler.schedule(Timer::Slice);
     }
 
-    /// Adds time spent on the caller's turn; the turn's first processing schedules its end.
+    /// Before the turn's first processing: schedules its end, and tells the sink that the turn's
+    /// documents may wait for it (`turn_will_end`), so they need not wake the writer one by one.
+    /// A refused timer is asked for again by the next call's processing.
+    fn begin_turn(&mut self) {
+        if self.turn.end_scheduled || self.shared.is_stopped() {
+            return;
+        }
+        self.turn.end_scheduled = self.scheduler.schedule(Timer::TurnEnd);
+        if self.turn.end_scheduled {
+            self.shared.sink().turn_will_end();
+        }
+    }
+
+    /// Adds time spent on the caller's turn; after the turn's first processing, reports it busy.
     fn charge_turn(&mut self, spent_ns: u64, inline: bool) {
         if self.shared.is_stopped() {
             return; // no budget after stop, so no turn to track
@@ -389,13 +407,11 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
             self.turn.inline_ns = self.turn.inline_ns.saturating_add(spent_ns);
             self.counters().longest_inline_turn_us.max(self.turn.inline_ns / 1_000);
         }
-        if !self.turn.end_scheduled {
-            self.turn.end_scheduled = self.scheduler.schedule(Timer::TurnEnd);
-            // Only a turn whose end will be reported is busy: the sink never waits for an end
-            // that cannot come.
-            if self.turn.end_scheduled {
-                self.shared.sink().turn_busy(true);
-            }
+        // Only a turn whose end will be reported is busy (begin_turn scheduled it): the sink never
+        // waits for an end that cannot come.
+        if self.turn.end_scheduled && !self.turn.busy_reported {
+            self.turn.busy_reported = true;
+            self.shared.sink().turn_busy(true);
         }
     }
 
@@ -420,6 +436,9 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     }
 
     fn drain_queue(&mut self) {
+        if !self.queue.is_empty() {
+            self.begin_turn();
+        }
         if let Some(spent) = self.drain_unbudgeted() {
             self.charge_turn(spent, false);
         }
@@ -558,6 +577,10 @@ impl<C: Clock, S: Scheduler> Drop for Dispatcher<C, S> {
             self.shared.emit_views(Moment::Forced, self.clock.mono_ns(), &mut docs);
             self.deliver_all(&mut docs, Mode::DRAIN);
         }));
+        if self.turn.end_scheduled {
+            // Its turn-end timer will never fire: the sink must not wait for that end.
+            self.shared.sink().turn_busy(false);
+        }
         if delivered.is_err() {
             self.shared.counters().slice_errors.incr();
             log::error("a dispatcher going away panicked while it delivered its queued events; the rest are lost");

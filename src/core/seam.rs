@@ -76,6 +76,12 @@ pub trait DocumentSink: Send + Sync {
     /// does not compete with the UI thread for a core during a burst; documents still arrive
     /// through [`Self::write`] in order, and nothing here may block.
     fn turn_busy(&self, _busy: bool) {}
+    /// The JS thread is about to process events in a turn whose end it has scheduled and will
+    /// report (`turn_busy(false)`, from the turn-end timer or right after a slice on a turn of its
+    /// own). Called before the turn's first processing, so that documents of the whole turn may
+    /// wait for its end without waking anyone; `turn_busy(true)` still follows the first
+    /// processing. Nothing here may block.
+    fn turn_will_end(&self) {}
 }
 
 /// What an event mapper decided for one document.

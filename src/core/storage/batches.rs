@@ -252,6 +252,13 @@ impl Batches {
         self.active.as_ref().is_some_and(|a| self.window_passed(a.id, now))
     }
 
+    /// When the active batch's window passes (wall ms), if there is one.
+    pub fn window_deadline(&self) -> Option<i64> {
+        let a = self.active.as_ref()?;
+        let window = self.limits.batch_window_ms;
+        Some(a.id.created_ms.saturating_add(window))
+    }
+
     /// Seals the active batch when its window has passed (the writer's idle tick).
     pub fn seal_if_window_passed(&mut self, io: &mut IoContext) {
         if self.active_window_passed(io.now()) {

@@ -37,6 +37,7 @@ mod batches;
 mod context;
 mod error;
 pub mod fs;
+mod gate;
 pub mod json;
 mod lease;
 mod limits;
@@ -77,11 +78,12 @@ use crate::core::stats::StorageCounters;
 use crate::log;
 use backlog::Backlog;
 use batches::Next;
+use gate::TurnGate;
 use lease::DirLease;
 use limits::Limits;
 use shared::{Deferred, Shared};
 use store::Store;
-use writer::{Hold, Msg, TurnGate};
+use writer::{Hold, Msg};
 
 /// [`UPLOAD_LOCK_WAIT_MS`] as a duration.
 const UPLOAD_LOCK_WAIT: Duration = Duration::from_millis(UPLOAD_LOCK_WAIT_MS);
@@ -154,8 +156,8 @@ impl Storage {
         // First in the channel, so no document is handled before the consent is known.
         let _ = tx.send(Msg::Consent(config.tracking_consent));
         let tick = Duration::from_millis(config.batch_window_ms.clamp(1, 60_000));
-        let gate = Arc::new(TurnGate::default());
-        let hold = Hold::new(gate.clone(), options.writer_hold);
+        let gate = Arc::new(TurnGate::new(options.writer_hold));
+        let hold = Hold::new(gate.clone());
         let handle = writer::spawn(shared.clone(), rx, tick, backlog.clone(), hold).map_err(StorageError::Spawn)?;
         Ok(Storage {
             shared,
@@ -187,10 +189,11 @@ impl Storage {
 
     fn request_flush(&self, sync: bool, timeout: Duration) -> FlushOutcome {
         let (ack, answer) = flume::bounded(1);
-        self.gate.set_busy(false); // the writer must not hold what this waits for
+        // The writer must not hold what this waits for.
         if self.tx.send(Msg::Flush { sync, ack }).is_err() {
             return FlushOutcome::Failed(SinkError::Closed.to_string());
         }
+        self.gate.open_now();
         match answer.recv_timeout(timeout) {
             Ok(outcome) => outcome,
             Err(RecvTimeoutError::Timeout) => {
@@ -337,11 +340,11 @@ impl Storage {
             return FlushOutcome::Done;
         };
         let (ack, answer) = flume::bounded(1);
-        self.gate.set_busy(false);
         if self.tx.send(Msg::Shutdown { ack }).is_err() {
             let _ = handle.join(); // the thread has ended already
             return FlushOutcome::Done;
         }
+        self.gate.open_now();
         match answer.recv_timeout(timeout) {
             Ok(()) => {
                 let _ = handle.join(); // it returns right after answering
@@ -389,17 +392,26 @@ impl DocumentSink for StorageSink {
         self.tx.send(Msg::Doc(doc, weight)).map_err(|_| {
             self.backlog.release(weight);
             SinkError::Closed
-        })
+        })?;
+        self.gate.sent(self.backlog.bytes());
+        Ok(())
     }
 
     fn consent_changed(&self, consent: TrackingConsent) -> Result<(), SinkError> {
-        self.gate.set_busy(false); // a drain point: the change is applied at once
-        self.tx.send(Msg::Consent(consent)).map_err(|_| SinkError::Closed)
+        self.tx.send(Msg::Consent(consent)).map_err(|_| SinkError::Closed)?;
+        self.gate.open_now(); // a drain point: the change is applied at once
+        Ok(())
     }
 
-    /// While the turn is busy the writer leaves documents in its channel (see `writer::TurnGate`).
+    /// While the turn is busy the writer leaves documents in its channel (see `gate::TurnGate`);
+    /// its end wakes the writer when something waits.
     fn turn_busy(&self, busy: bool) {
-        self.gate.set_busy(busy);
+        self.gate.set_busy(busy, || !self.tx.is_empty());
+    }
+
+    /// Documents of this turn wait for its end without waking the writer (see `gate.rs`).
+    fn turn_will_end(&self) {
+        self.gate.promise_end();
     }
 }
 
@@ -429,5 +441,165 @@ mod tests {
         shared::<StorageOptions>();
         shared::<Batch>();
         shared::<StorageError>();
+    }
+
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use crate::core::attrs::Attrs;
+    use crate::core::document::{ActionDocument, Common, Identity, ViewRef};
+    use crate::core::event::ActionType;
+    use crate::core::ids::IdGen;
+    use fs::{AppendFile, DirEntry};
+
+    /// The real file system, counting the appends made to files.
+    struct CountingFs {
+        real: RealFs,
+        appends: Arc<AtomicU64>,
+    }
+
+    struct CountingFile(Box<dyn AppendFile>, Arc<AtomicU64>);
+
+    impl AppendFile for CountingFile {
+        fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+            self.1.fetch_add(1, Ordering::SeqCst);
+            self.0.write_all(buf)
+        }
+        fn sync(&mut self) -> std::io::Result<()> {
+            self.0.sync()
+        }
+        fn set_len(&mut self, len: u64) -> std::io::Result<()> {
+            self.0.set_len(len)
+        }
+    }
+
+    impl Fs for CountingFs {
+        fn create_dir_all(&self, path: &Path) -> std::io::Result<()> {
+            self.real.create_dir_all(path)
+        }
+        fn create_new(&self, path: &Path) -> std::io::Result<Box<dyn AppendFile>> {
+            Ok(Box::new(CountingFile(self.real.create_new(path)?, self.appends.clone())))
+        }
+        fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+            self.real.read(path)
+        }
+        fn read_dir(&self, path: &Path) -> std::io::Result<Vec<DirEntry>> {
+            self.real.read_dir(path)
+        }
+        fn rename(&self, from: &Path, to: &Path) -> std::io::Result<()> {
+            self.real.rename(from, to)
+        }
+        fn remove_file(&self, path: &Path) -> std::io::Result<()> {
+            self.real.remove_file(path)
+        }
+        fn truncate(&self, path: &Path, len: u64) -> std::io::Result<()> {
+            self.real.truncate(path, len)
+        }
+        fn exists(&self, path: &Path) -> bool {
+            self.real.exists(path)
+        }
+        fn sync_dir(&self, path: &Path) -> std::io::Result<()> {
+            self.real.sync_dir(path)
+        }
+    }
+
+    fn action(seq: u64) -> Document {
+        let common = Common {
+            date: 1_700_000_000_000,
+            identity: Arc::new(Identity::new("app", "svc", "1.0", None, "harmonyos")),
+            session_id: Arc::from("session-1"),
+            usr: None,
+            connectivity: None,
+            global: Arc::default(),
+            attrs: Attrs::default(),
+        };
+        Document::Action(ActionDocument {
+            common,
+            view: ViewRef { id: Arc::from("view-1"), name: Arc::from("Home"), url: Arc::from("pages/Home") },
+            id: IdGen::with_seed(seq).uuid(),
+            action_type: ActionType::Custom,
+            target_name: "button".into(),
+        })
+    }
+
+    /// A storage on the real file system counting its appends; a 50 ms batch window, so an idle
+    /// writer with an active batch would wake up often.
+    fn counted(dir: &Path) -> (Storage, Arc<AtomicU64>) {
+        let appends = Arc::new(AtomicU64::new(0));
+        let fs = Arc::new(CountingFs { real: RealFs::new(), appends: appends.clone() });
+        let config = Config {
+            storage_dir: dir.into(),
+            application_id: "app".into(),
+            batch_window_ms: 50,
+            tracking_consent: TrackingConsent::Granted,
+            ..Config::default()
+        };
+        let storage = Storage::open(&config, StorageOptions { fs, ..StorageOptions::default() }).unwrap();
+        assert_eq!(storage.flush(Duration::from_secs(10)), FlushOutcome::Done);
+        (storage, appends)
+    }
+
+    fn wait_for(what: &str, cond: impl Fn() -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !cond() {
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    fn sleeps(storage: &Storage) -> u64 {
+        storage.gate.bell.parks.load(Ordering::SeqCst)
+    }
+
+    #[test]
+    fn an_idle_writer_without_an_active_batch_sleeps_until_rung() {
+        let dir = tempfile::tempdir().unwrap();
+        let (storage, _) = counted(dir.path());
+        let before = sleeps(&storage);
+        std::thread::sleep(Duration::from_millis(300)); // six batch windows
+        assert!(sleeps(&storage) <= before + 1, "no wake-up while idle: {} → {}", before, sleeps(&storage));
+    }
+
+    #[test]
+    fn an_active_batch_is_sealed_at_its_window_without_a_call() {
+        let dir = tempfile::tempdir().unwrap();
+        let (storage, _) = counted(dir.path());
+        storage.sink().write(action(0)).unwrap();
+        let c = storage.counters();
+        wait_for("the batch sealed by its window", || c.batches_sealed.get() == 1);
+        let after_seal = sleeps(&storage);
+        std::thread::sleep(Duration::from_millis(200)); // four windows, no batch left
+        assert!(sleeps(&storage) <= after_seal + 1);
+    }
+
+    #[test]
+    fn documents_of_a_promised_turn_go_out_in_one_write_at_its_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let (storage, appends) = counted(dir.path());
+        let sink = storage.sink();
+        let c = storage.counters();
+        let (writes, wakes) = (appends.load(Ordering::SeqCst), sleeps(&storage));
+        sink.turn_will_end();
+        sink.write(action(0)).unwrap(); // the first processing, then the busy report
+        sink.turn_busy(true);
+        for seq in 1..10 {
+            sink.write(action(seq)).unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(c.documents_received.get(), 0, "nothing taken before the turn's end");
+        assert_eq!(sleeps(&storage), wakes, "and the writer was not woken");
+        sink.turn_busy(false);
+        wait_for("the turn's documents", || c.events_on_disk.get() == 10);
+        assert_eq!(appends.load(Ordering::SeqCst), writes + 1, "one write for the whole turn");
+    }
+
+    #[test]
+    fn a_lone_document_outside_a_turn_costs_one_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let (storage, appends) = counted(dir.path());
+        let c = storage.counters();
+        let writes = appends.load(Ordering::SeqCst);
+        storage.sink().write(action(0)).unwrap();
+        wait_for("the document", || c.events_on_disk.get() == 1);
+        assert_eq!(appends.load(Ordering::SeqCst), writes + 1);
     }
 }

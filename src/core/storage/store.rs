@@ -90,7 +90,13 @@ impl Store {
         self.settle();
     }
 
-    /// Seals the active batch when its window has passed (the writer's idle tick).
+    /// When the active batch's window passes (wall ms), if there is one: an idle writer sleeps
+    /// until then.
+    pub fn window_deadline(&self) -> Option<i64> {
+        self.batches.window_deadline()
+    }
+
+    /// Seals the active batch when its window has passed (the writer's idle wake-up).
     pub fn seal_if_window_passed(&mut self) {
         self.batches.seal_if_window_passed(&mut self.io);
         self.settle();

@@ -1,23 +1,24 @@
 //! The writer thread, "rum-writer" (modelled on opentelemetry's BatchSpanProcessor worker): one
 //! consumer of one flume channel carrying documents and a small control enum, so lines reach the
 //! files in exactly the order the documents were sent. JSON is built here, never on the JS
-//! thread. After each drain of the channel everything waiting in memory is written, so a killed
-//! process loses at most what was still in the channel: an idle writer waits on the channel, so a
-//! document sent outside a busy turn is written at once; while the JS thread is in a busy turn the
-//! writer holds off ([`Hold`]), napping [`NAP`] at a time, so it does not compete with the UI
-//! thread for a core and sends cost the JS thread no wake-ups, at most [`WRITER_HOLD_MAX_MS`] and
-//! [`WRITER_HOLD_MAX_BYTES`].
+//! thread. Each drain takes everything queued and then writes everything waiting in memory in one
+//! go, so a killed process loses at most what was still in the channel. The writer never polls:
+//! it sleeps on the [`Doorbell`](super::gate::Doorbell) until the JS thread rings it (see
+//! `gate.rs` for when) or a deadline passes: the active batch's window when idle, the hold's end
+//! ([`Hold`], at most [`WRITER_HOLD_MAX_MS`] and [`WRITER_HOLD_MAX_BYTES`]) while the JS thread is
+//! in a busy turn, so a burst does not share its core with the writer. An idle writer with no
+//! active batch has no deadline at all.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use flume::{Receiver, RecvTimeoutError, Sender};
+use flume::{Receiver, Sender};
 
 use super::backlog::Backlog;
 use super::context::warn;
+use super::gate::{Park, TurnGate};
 use super::json;
 use super::shared::Shared;
 use super::store::Store;
@@ -56,55 +57,33 @@ pub(crate) enum Msg {
     },
 }
 
-/// Whether the JS thread is in a busy turn, as its dispatcher reports it
-/// ([`DocumentSink::turn_busy`](crate::core::seam::DocumentSink::turn_busy)): while it is, the
-/// writer leaves the documents in the channel (at most [`Hold::max`] and
-/// [`WRITER_HOLD_MAX_BYTES`]), so a burst on the UI thread does not share its core with the
-/// writer. Every control message (flush, consent, shutdown) opens the gate before it is sent.
-/// With several JS threads on one writer the latest report wins: the gate only says when to
-/// write, never what, so a turn that another thread's end opens early loses nothing.
-#[derive(Default)]
-pub(crate) struct TurnGate {
-    busy: AtomicBool,
-}
-
-impl TurnGate {
-    pub fn set_busy(&self, busy: bool) {
-        self.busy.store(busy, Ordering::Relaxed);
-    }
-
-    fn is_busy(&self) -> bool {
-        self.busy.load(Ordering::Relaxed)
-    }
-}
-
-/// The writer's side of the [`TurnGate`].
+/// The writer's side of the [`TurnGate`]: how long what waits has been held.
 pub(crate) struct Hold {
     gate: Arc<TurnGate>,
-    /// The longest documents wait for a busy turn (`WRITER_HOLD_MAX_MS`; tests change it).
-    max: Duration,
     /// When the writer began to leave documents waiting.
     since: Option<Instant>,
 }
 
 impl Hold {
-    pub fn new(gate: Arc<TurnGate>, max: Duration) -> Self {
-        Self { gate, max, since: None }
+    pub fn new(gate: Arc<TurnGate>) -> Self {
+        Self { gate, since: None }
     }
 
-    /// True while documents should wait for the JS thread's turn to end. Whether any wait is
-    /// not asked: a document sent between that check and the drain would be taken.
-    fn holds(&mut self, backlog: &Backlog) -> bool {
+    /// While documents should wait for the JS thread's turn to end, how much longer at most.
+    /// Whether any wait is not asked: a document sent between that check and the drain would be
+    /// taken.
+    fn holds(&mut self, backlog: &Backlog) -> Option<Duration> {
         if !self.gate.is_busy() {
             self.since = None;
-            return false;
+            return None;
         }
         let since = *self.since.get_or_insert_with(Instant::now);
-        if since.elapsed() < self.max && backlog.bytes() < WRITER_HOLD_MAX_BYTES {
-            return true;
+        let left = self.gate.max().checked_sub(since.elapsed()).filter(|left| !left.is_zero());
+        if left.is_some() && backlog.bytes() < WRITER_HOLD_MAX_BYTES {
+            return left;
         }
         self.since = None; // drained now; a turn still busy holds what comes next anew
-        false
+        None
     }
 }
 
@@ -128,21 +107,11 @@ struct Writer {
     consent: TrackingConsent,
     /// Reused serialization buffer.
     scratch: Vec<u8>,
-    /// Idle wake-up, to seal an active batch whose window has passed.
+    /// The batch window: the longest an idle writer sleeps while a batch is active.
     tick: Duration,
     /// The wall clock, read once per drain of the channel.
     now: i64,
 }
-
-/// While the JS thread's turn is busy the writer naps this long between looks at the hold instead
-/// of waiting on the channel: a receiver waiting on the channel turns every send into a thread
-/// wake-up on the sender's side (a futex call, 2-5 µs on the JS thread, measured by
-/// `benches/writer.rs`), a napping one costs the sender a queue push. Outside a busy turn the
-/// writer waits on the channel: napping there too (as before) woke the writer a thousand times a
-/// second at a trickle of events, which cost more process CPU (300 actions/s for 12 s: 1,119 ms
-/// against 838 ms, medians of 3, `scripts/burst --only rate-300-12s`) than one wake-up per turn
-/// costs the JS thread.
-const NAP: Duration = Duration::from_millis(1);
 
 /// A document larger than this does not keep its serialization buffer.
 const SCRATCH_KEEP: usize = 256 * 1024;
@@ -152,52 +121,68 @@ impl Writer {
         // First: the lines of the batches an earlier process left are checked here, not on the
         // caller's thread (one batch per hold of the store, so the upload side is not held up).
         while self.check_next_adopted_guarded() {}
-        // The message that woke an idle writer: handled with the next drain, so a busy turn's hold
-        // applies to it too.
-        let mut woke_with: Option<Msg> = None;
+        let gate = self.hold.gate.clone();
         loop {
-            if self.hold.holds(&self.backlog) {
-                thread::sleep(NAP);
-                continue;
-            }
-            // Everything queued, taken under one lock of the channel.
-            let mut got = false;
-            let mut stop = false;
-            // Taken off the channel first, then the clock: a document sent after a clock change
-            // is never stamped with the time before it.
-            let msgs = woke_with.take().into_iter().chain(rx.drain());
-            self.now = (self.shared.clock)();
-            for msg in msgs {
-                got = true;
-                stop = self.handle_guarded(msg);
-                if stop {
-                    break;
+            let urgent = gate.bell.take_urgent();
+            if !rx.is_empty() {
+                if !urgent {
+                    if let Some(left) = self.hold.holds(&self.backlog) {
+                        // A busy turn: its end (or a flush, or the byte bound) rings; a document
+                        // sent meanwhile does not wake the writer.
+                        gate.bell.park(Park::Holding, Some(left), || false);
+                        continue;
+                    }
                 }
-            }
-            if got {
-                // The channel is empty: what waits in memory goes to disk now.
-                self.with_store_guarded(Store::write_out_all);
-            }
-            if stop {
-                return;
-            }
-            if got {
+                self.hold.since = None;
+                if self.drain(&rx) {
+                    return;
+                }
                 continue; // more may have come while these were handled
             }
             if rx.is_disconnected() && rx.is_empty() {
                 self.flush(false);
                 return;
             }
-            // Idle: wait on the channel (the next send wakes the thread).
-            match rx.recv_timeout(self.tick) {
-                Ok(msg) => woke_with = Some(msg),
-                Err(RecvTimeoutError::Timeout) => self.with_store_guarded(Store::seal_if_window_passed),
-                Err(RecvTimeoutError::Disconnected) => {
-                    self.flush(false);
-                    return;
-                }
+            // Idle: asleep until a ring, or the active batch's window (no batch: no deadline).
+            let wait = self.idle_wait();
+            if gate.bell.park(Park::Idle, wait, || !rx.is_empty() || rx.is_disconnected()) {
+                self.with_store_guarded(Store::seal_if_window_passed);
             }
         }
+    }
+
+    /// Everything queued, taken under one lock of the channel, handled, then written in one go.
+    /// True to stop.
+    fn drain(&mut self, rx: &Receiver<Msg>) -> bool {
+        let mut stop = false;
+        // Taken off the channel first, then the clock: a document sent after a clock change is
+        // never stamped with the time before it.
+        let msgs = rx.drain();
+        self.now = (self.shared.clock)();
+        for msg in msgs {
+            stop = self.handle_guarded(msg);
+            if stop {
+                break;
+            }
+        }
+        // The channel is empty: what waits in memory goes to disk now, in one write (one per
+        // WRITE_CHUNK past it).
+        self.with_store_guarded(Store::write_out_all);
+        stop
+    }
+
+    /// How long an idle writer may sleep: until the active batch's window passes (then it is
+    /// sealed), at most one window; None without an active batch.
+    fn idle_wait(&self) -> Option<Duration> {
+        let (deadline, now) = {
+            let store = self.shared.lock();
+            (store.window_deadline()?, store.now())
+        };
+        let left = u64::try_from(deadline.saturating_sub(now)).unwrap_or(0);
+        // A window already passed whose batch is still there (a seal that failed): retried after
+        // a window, as before, never in a loop.
+        let left = if left == 0 { self.tick } else { Duration::from_millis(left).min(self.tick) };
+        Some(left)
     }
 
     fn check_next_adopted_guarded(&self) -> bool {

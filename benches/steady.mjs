@@ -1,0 +1,353 @@
+#!/usr/bin/env node
+// Steady-state cost of the native module (issue 25): actions at a steady rate (30 and 300 per
+// second; every 10 ms, the actions due by then, as scripts/burst's rate scenarios), measured
+// beside the floor (copyArgsFloor: the same loop, only the argument copy) in the same run, each
+// sample in a fresh process, variants alternating.
+//
+//   node benches/steady.mjs [--samples 5] [--seconds 6] [--rates 30,300] [--no-strace]
+//                           [--lib PATH] [--before PATH]
+//
+// --before PATH adds a variant "before" (another build of the library, e.g. the previous commit's)
+// so that before and after are measured in the same run.
+//
+// Per action, medians and p95 over the samples:
+//   - process CPU (process.cpuUsage: every thread) and UI-thread CPU (/proc/self/task/<pid>/schedstat),
+//     the variant's and beyond the floor's median;
+//   - the writer thread ("rum-writer", found by name in /proc/self/task/*/comm): its CPU
+//     (schedstat) and its voluntary context switches (/proc/self/task/<tid>/status): wake-ups;
+//   - system calls per action (one more sample per variant and rate under `strace -f -ff -ttt`,
+//     counted within the measured window): the whole process and the writer thread, by name;
+//   - idle: the writer's wake-ups during 1 s with no event after the run (and its flush).
+// Nothing asserts a time; the targets are printed as met / NOT met.
+
+import { spawnSync, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadNative, libraryPath } from '../tests/shared/native.mjs';
+import { buildAttributes } from './burst/scenarios.mjs';
+
+const SELF = fileURLToPath(import.meta.url);
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const flag = (name) => args.includes(`--${name}`);
+
+
+// ---------------------------------------------------------------------------------------------
+// One sample, in its own process.
+
+function taskDir(tid) {
+  return `/proc/self/task/${tid}`;
+}
+
+function schedNs(tid) {
+  try {
+    return Number(fs.readFileSync(`${taskDir(tid)}/schedstat`, 'utf8').split(' ')[0]);
+  } catch {
+    return null;
+  }
+}
+
+function switches(tid) {
+  try {
+    const s = fs.readFileSync(`${taskDir(tid)}/status`, 'utf8');
+    const v = Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(s)?.[1]);
+    const n = Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(s)?.[1]);
+    return { voluntary: v, nonvoluntary: n };
+  } catch {
+    return null;
+  }
+}
+
+function writerTid() {
+  for (const tid of fs.readdirSync('/proc/self/task')) {
+    try {
+      if (fs.readFileSync(`${taskDir(tid)}/comm`, 'utf8').trim() === 'rum-writer') return tid;
+    } catch {
+      // the thread ended
+    }
+  }
+  return null;
+}
+
+const settleCell = new Int32Array(new SharedArrayBuffer(4));
+function reading(wtid) {
+  Atomics.wait(settleCell, 0, 0, 0.1); // the main thread blocks: its schedstat is brought up to date
+  const c = process.cpuUsage();
+  return {
+    processUs: c.user + c.system,
+    uiNs: schedNs(process.pid),
+    writerNs: wtid ? schedNs(wtid) : null,
+    writerSw: wtid ? switches(wtid) : null,
+    wallS: Date.now() / 1000,
+  };
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function child() {
+  const variant = opt('variant');
+  const rate = Number(opt('rate'));
+  const seconds = Number(opt('seconds'));
+  const lib = opt('lib');
+  const native = loadNative(lib);
+  const attrs = buildAttributes();
+  let target;
+  let pipeline = null;
+  let dir = null;
+  if (variant === 'floor') {
+    target = { addAction: native.copyArgsFloor };
+  } else {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rum-steady-'));
+    pipeline = new native.RumPipeline({
+      storageDir: dir,
+      applicationId: '6c0d1e2f-3a4b-4c5d-8e6f-7a8b9c0d1e2f',
+      service: 'steady',
+      version: '0.0.0',
+      env: 'bench',
+      trackingConsent: 'granted',
+    });
+    pipeline.startView('home', 'Home');
+    target = pipeline;
+  }
+  // Runs `ms` of actions at `rate`: every 10 ms (drift-corrected), the actions due by then.
+  let i = 0;
+  async function run(ms) {
+    const t0 = performance.now();
+    let sent = 0;
+    for (let tick = 1; ; tick++) {
+      const now = performance.now() - t0;
+      if (now >= ms) break;
+      const due = Math.floor((now * rate) / 1000) + 1;
+      for (; sent < due; sent++, i++) target.addAction('custom', 'sync message ' + i, attrs);
+      const next = tick * 10 - (performance.now() - t0);
+      await sleep(Math.max(0, next));
+    }
+    return sent;
+  }
+  await run(1000); // warm-up: JIT, the writer's first batch
+  const wtid = pipeline ? writerTid() : null;
+  const a = reading(wtid);
+  const actions = await run(seconds * 1000);
+  const b = reading(wtid);
+  let idle = null;
+  if (pipeline) {
+    if (pipeline.flush() !== true) throw new Error('flush did not finish');
+    await sleep(100);
+    const i0 = reading(wtid);
+    await sleep(1000);
+    const i1 = reading(wtid);
+    idle = {
+      wakeups: i1.writerSw && i0.writerSw ? i1.writerSw.voluntary - i0.writerSw.voluntary : null,
+      writerCpuUs: i1.writerNs !== null && i0.writerNs !== null ? (i1.writerNs - i0.writerNs) / 1000 : null,
+    };
+    pipeline.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const diff = (k) => (a[k] === null || b[k] === null ? null : b[k] - a[k]);
+  const out = {
+    variant,
+    rate,
+    actions,
+    pid: process.pid,
+    writerTid: wtid,
+    window: [a.wallS, b.wallS],
+    processUs: diff('processUs'),
+    uiUs: diff('uiNs') === null ? null : diff('uiNs') / 1000,
+    writerUs: diff('writerNs') === null ? null : diff('writerNs') / 1000,
+    writerWakeups: a.writerSw && b.writerSw ? b.writerSw.voluntary - a.writerSw.voluntary : null,
+    writerPreempted: a.writerSw && b.writerSw ? b.writerSw.nonvoluntary - a.writerSw.nonvoluntary : null,
+    idle,
+  };
+  process.stdout.write(JSON.stringify(out) + '\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Orchestration.
+
+function runChild(variant, rate, seconds, lib, strace) {
+  const base = [SELF, '--child', '--variant', variant, '--rate', String(rate), '--seconds', String(seconds), '--lib', lib];
+  let cmd = process.execPath;
+  let argv = base;
+  let traceDir = null;
+  if (strace) {
+    traceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rum-strace-'));
+    cmd = 'strace';
+    argv = ['-f', '-ff', '-ttt', '-qq', '-o', path.join(traceDir, 't'), process.execPath, ...base];
+  }
+  const r = spawnSync(cmd, argv, { encoding: 'utf8', env: { ...process.env, RUM_NATIVE_QUIET: '1' }, timeout: 120_000 });
+  if (r.status !== 0) throw new Error(`${variant} at ${rate}/s failed (${r.status}): ${r.stderr.slice(-2000)}`);
+  const line = r.stdout.trim().split('\n').pop();
+  const out = JSON.parse(line);
+  if (traceDir) {
+    out.syscalls = countTraces(traceDir, out);
+    fs.rmSync(traceDir, { recursive: true, force: true });
+  }
+  return out;
+}
+
+/** System calls made within the measured window: { total, writer, byName, writerByName }. */
+function countTraces(dir, out) {
+  const [t0, t1] = out.window;
+  const res = { total: 0, writer: 0, byName: {}, writerByName: {} };
+  for (const f of fs.readdirSync(dir)) {
+    const tid = f.split('.').pop();
+    const isWriter = String(tid) === String(out.writerTid);
+    for (const line of fs.readFileSync(path.join(dir, f), 'utf8').split('\n')) {
+      const m = /^(\d+\.\d+) (\w+)\(/.exec(line);
+      if (!m) continue;
+      const t = Number(m[1]);
+      if (t < t0 || t > t1) continue;
+      res.total++;
+      res.byName[m[2]] = (res.byName[m[2]] ?? 0) + 1;
+      if (isWriter) {
+        res.writer++;
+        res.writerByName[m[2]] = (res.writerByName[m[2]] ?? 0) + 1;
+      }
+    }
+  }
+  return res;
+}
+
+function stats(xs) {
+  const v = xs.filter((x) => x !== null && Number.isFinite(x)).sort((a, b) => a - b);
+  if (!v.length) return { median: null, p95: null };
+  const mid = v.length >> 1;
+  const median = v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+  const p95 = v[Math.min(v.length - 1, Math.ceil(0.95 * v.length) - 1)];
+  return { median, p95 };
+}
+
+const fmt = (x, d = 2) => (x === null || x === undefined ? 'n/a' : x.toFixed(d));
+
+function hasStrace() {
+  try {
+    execFileSync('strace', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function main() {
+  const samples = Number(opt('samples', '5'));
+  const seconds = Number(opt('seconds', '6'));
+  const rates = opt('rates', '30,300').split(',').map(Number);
+  const lib = path.resolve(opt('lib', libraryPath()));
+  const before = opt('before', null);
+  const variants = ['floor', 'native', ...(before ? ['before'] : [])];
+  const libOf = (v) => (v === 'before' ? path.resolve(before) : lib);
+  const strace = !flag('no-strace') && hasStrace();
+  console.log(
+    `steady state: ${rates.join(' and ')} actions/s for ${seconds} s per sample (after 1 s of warm-up), ` +
+      `${samples} samples per variant, fresh process each, variants alternating; load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+  );
+  console.log(`library: ${lib}${before ? `; before: ${path.resolve(before)}` : ''}; ${os.cpus().length} CPUs, node ${process.version}`);
+  const results = {};
+  for (let r = 0; r < samples; r++) {
+    for (const rate of rates) {
+      const order = variants.map((_, k) => variants[(k + r) % variants.length]);
+      for (const v of order) {
+        const out = runChild(v, rate, seconds, libOf(v), false);
+        (results[`${v}@${rate}`] ??= []).push(out);
+      }
+    }
+  }
+  const traced = {};
+  if (strace) {
+    for (const rate of rates) for (const v of variants) traced[`${v}@${rate}`] = runChild(v, rate, seconds, libOf(v), true);
+  }
+  const per = (o, k) => (o[k] === null ? null : o[k] / o.actions);
+  const table = [];
+  for (const rate of rates) {
+    const floor = results[`floor@${rate}`];
+    const fProc = stats(floor.map((o) => per(o, 'processUs'))).median;
+    const fUi = stats(floor.map((o) => per(o, 'uiUs'))).median;
+    const fSys = traced[`floor@${rate}`]?.syscalls ? traced[`floor@${rate}`].syscalls.total / traced[`floor@${rate}`].actions : null;
+    console.log(`\n${rate} actions/s (per action; median [p95] of ${samples} samples)`);
+    console.log(
+      'variant   process µs       beyond floor   UI thread µs     beyond floor   writer µs        writer wake-ups  preempted  idle wake-ups/s',
+    );
+    for (const v of variants) {
+      const xs = results[`${v}@${rate}`];
+      const p = stats(xs.map((o) => per(o, 'processUs')));
+      const u = stats(xs.map((o) => per(o, 'uiUs')));
+      const w = stats(xs.map((o) => per(o, 'writerUs')));
+      const k = stats(xs.map((o) => per(o, 'writerWakeups')));
+      const pre = stats(xs.map((o) => per(o, 'writerPreempted')));
+      const idle = stats(xs.map((o) => o.idle?.wakeups ?? null));
+      const row = {
+        rate,
+        variant: v,
+        process: p,
+        process_beyond_floor: v === 'floor' ? null : p.median - fProc,
+        ui: u,
+        ui_beyond_floor: v === 'floor' ? null : u.median - fUi,
+        writer: w,
+        writer_wakeups: k,
+        idle_wakeups: idle.median,
+      };
+      const t = traced[`${v}@${rate}`];
+      if (t?.syscalls) {
+        row.syscalls = t.syscalls.total / t.actions;
+        row.syscalls_beyond_floor = v === 'floor' ? null : row.syscalls - fSys;
+        row.writer_syscalls = t.syscalls.writer / t.actions;
+        row.writer_by_name = Object.fromEntries(Object.entries(t.syscalls.writerByName).map(([n, c]) => [n, c / t.actions]));
+        row.by_name = Object.fromEntries(Object.entries(t.syscalls.byName).map(([n, c]) => [n, c / t.actions]));
+      }
+      table.push(row);
+      console.log(
+        `${v.padEnd(9)} ${fmt(p.median).padStart(6)} [${fmt(p.p95).padStart(6)}]  ${v === 'floor' ? '           ' : fmt(row.process_beyond_floor).padStart(11)}    ` +
+          `${fmt(u.median).padStart(6)} [${fmt(u.p95).padStart(6)}]  ${v === 'floor' ? '           ' : fmt(row.ui_beyond_floor).padStart(11)}    ` +
+          `${fmt(w.median).padStart(6)} [${fmt(w.p95).padStart(6)}]  ${fmt(k.median, 3).padStart(6)} [${fmt(k.p95, 3).padStart(6)}]  ${fmt(pre.median, 3).padStart(9)}  ${fmt(idle.median, 0).padStart(6)}`,
+      );
+    }
+    if (strace) {
+      console.log(`system calls per action (one sample per variant under strace -f, within the measured window):`);
+      for (const v of variants) {
+        const row = table.find((x) => x.rate === rate && x.variant === v);
+        const top = (m) =>
+          Object.entries(m ?? {})
+            .sort((a, b) => b[1] - a[1])
+            .slice(0, 6)
+            .map(([n, c]) => `${n} ${c.toFixed(2)}`)
+            .join(', ');
+        console.log(
+          `  ${v.padEnd(7)} process ${fmt(row.syscalls)}${v === 'floor' ? '' : ` (beyond floor ${fmt(row.syscalls_beyond_floor)})`}` +
+            (v === 'floor' ? '' : `; writer thread ${fmt(row.writer_syscalls)}: ${top(row.writer_by_name)}`),
+        );
+        if (v !== 'floor') console.log(`          process by name: ${top(row.by_name)}`);
+      }
+    } else {
+      console.log('system calls: not counted (strace not available, or --no-strace)');
+    }
+  }
+  const at = (rate, v) => table.find((x) => x.rate === rate && x.variant === v);
+  const n300 = at(300, 'native');
+  if (n300) {
+    const line = (ok, text) => console.log(`${ok === null ? 'n/a    ' : ok ? 'met    ' : 'NOT met'} ${text}`);
+    console.log('\ntargets at 300 actions/s (medians):');
+    line(n300.process_beyond_floor <= 10, `whole process ≤ 10 µs per action beyond the floor: ${fmt(n300.process_beyond_floor)} µs`);
+    line(n300.ui_beyond_floor <= 5, `UI thread ≤ 5 µs per action beyond the floor: ${fmt(n300.ui_beyond_floor)} µs`);
+    line(
+      n300.syscalls_beyond_floor === undefined ? null : n300.syscalls_beyond_floor <= 3,
+      `≤ 3 system calls per action beyond the floor's: ${fmt(n300.syscalls_beyond_floor)}`,
+    );
+    const naps = n300.writer_by_name ? (n300.writer_by_name.clock_nanosleep ?? 0) + (n300.writer_by_name.nanosleep ?? 0) : undefined;
+    line(naps === undefined ? null : naps === 0, `no sleeps on the writer thread: ${fmt(naps)} per action`);
+  }
+  const outPath = opt('out', path.join(path.dirname(SELF), '..', 'target', 'steady.json'));
+  fs.mkdirSync(path.dirname(outPath), { recursive: true });
+  fs.writeFileSync(outPath, JSON.stringify({ samples, seconds, rates, lib, before, table, results, traced }, null, 1));
+  console.log(`\nreport: ${outPath}`);
+}
+
+if (flag('child')) {
+  await child();
+} else {
+  main();
+}
