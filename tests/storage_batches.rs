@@ -492,3 +492,32 @@ fn a_busy_turn_holds_no_more_than_its_byte_bound() {
     write_actions(&sink, 2..4, pad); // past the bound with the fourth
     wait_until("the documents past the byte bound", || c.documents_received.get() == 4);
 }
+
+#[test]
+fn a_claim_id_with_its_encoding_changed_is_refused_by_name_and_changes_nothing() {
+    for gzip in [true, false] {
+        let (dir, clock) = setup();
+        let config = if gzip { small_config(dir.path()) } else { plain(small_config(dir.path())) };
+        let storage = open(&config, &clock);
+        write_actions(&storage.sink(), 0..2, 10);
+        assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+        let batch = storage.next_batch().unwrap().unwrap();
+        assert_eq!(batch.id.contains(".ndjson.gz."), gzip, "{}", batch.id);
+        // The same batch and claim time, the other encoding: an id nextBatch() never returned.
+        let other = if gzip {
+            batch.id.replace(".ndjson.gz.", ".ndjson.")
+        } else {
+            batch.id.replace(".ndjson.", ".ndjson.gz.")
+        };
+        for delivered in [true, false] {
+            match storage.complete_batch(&other, delivered) {
+                Err(e @ StorageError::UnknownBatch(_)) => assert!(e.to_string().contains(&other), "{e}"),
+                result => panic!("{other}: {result:?}"),
+            }
+        }
+        assert_eq!(storage.counters().batches_released.get(), 0, "nothing released");
+        assert_eq!(storage.counters().events_delivered.get(), 0, "nothing deleted");
+        storage.complete_batch(&batch.id, true).unwrap();
+        assert_eq!(storage.counters().events_delivered.get(), 2);
+    }
+}

@@ -628,13 +628,14 @@ impl Batches {
         io: &mut IoContext,
         id: FileId,
         claimed_ms: i64,
+        gzip: bool,
         delivered: bool,
     ) -> Result<(), StorageError> {
-        let Some(entry) = self.entries.get_mut(&id) else {
-            return Err(StorageError::UnknownBatch(id.claimed_name(claimed_ms, false)));
-        };
-        if entry.claimed_ms != Some(claimed_ms) || entry.check == Check::Doomed {
-            return Err(StorageError::UnknownBatch(id.claimed_name(claimed_ms, entry.gzip)));
+        // The id as given (ids are parsed in canonical form only, so this is its text).
+        let unknown = || StorageError::UnknownBatch(id.claimed_name(claimed_ms, gzip));
+        let Some(entry) = self.entries.get_mut(&id) else { return Err(unknown()) };
+        if entry.claimed_ms != Some(claimed_ms) || entry.gzip != gzip || entry.check == Check::Doomed {
+            return Err(unknown());
         }
         // Once delivered, a batch is only ever deleted: a later "not delivered" cannot make the
         // intake see it twice.

@@ -294,9 +294,9 @@ impl Storage {
     /// is checked only for its form and the change is left to the writer, which makes it before
     /// its next document; an id of a batch that is not claimed is then logged, not returned.
     pub fn complete_batch(&self, id: &str, delivered: bool) -> Result<(), StorageError> {
-        let (id, claimed_ms) = reader::parse_batch_id(id)?;
+        let (id, claimed_ms, gzip) = reader::parse_batch_id(id)?;
         let deadline = Instant::now() + UPLOAD_LOCK_WAIT;
-        self.count_upload_error(self.apply_or_defer(deadline, Deferred::Complete { id, claimed_ms, delivered }))
+        self.count_upload_error(self.apply_or_defer(deadline, Deferred::Complete { id, claimed_ms, gzip, delivered }))
     }
 
     fn count_upload_error<T>(&self, result: Result<T, StorageError>) -> Result<T, StorageError> {
@@ -577,6 +577,14 @@ mod tests {
         let (storage, appends) = counted(dir.path());
         let sink = storage.sink();
         let c = storage.counters();
+        // Counted once the writer has gone to sleep after the open's flush (its sleeps stay put
+        // for a while): a later sleep is a wake-up.
+        let settled = std::cell::Cell::new(sleeps(&storage));
+        wait_for("the writer asleep", || {
+            std::thread::sleep(Duration::from_millis(20));
+            let now = sleeps(&storage);
+            settled.replace(now) == now && now >= 1
+        });
         let (writes, wakes) = (appends.load(Ordering::SeqCst), sleeps(&storage));
         sink.turn_will_end();
         sink.write(action(0)).unwrap(); // the first processing, then the busy report

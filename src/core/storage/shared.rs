@@ -33,7 +33,7 @@ pub(crate) struct Shared {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Deferred {
     /// `complete_batch`: delete (delivered) or release the claim.
-    Complete { id: FileId, claimed_ms: i64, delivered: bool },
+    Complete { id: FileId, claimed_ms: i64, gzip: bool, delivered: bool },
     /// A claimed batch whose file is gone: forgotten (and counted as lost). Like the others,
     /// keyed by the claim: a late one from a reader whose claim went stale and was made again
     /// changes nothing.
@@ -45,7 +45,7 @@ pub(crate) enum Deferred {
 impl Deferred {
     pub fn apply(self, store: &mut Store) -> Result<(), StorageError> {
         match self {
-            Self::Complete { id, claimed_ms, delivered } => store.complete(id, claimed_ms, delivered),
+            Self::Complete { id, claimed_ms, gzip, delivered } => store.complete(id, claimed_ms, gzip, delivered),
             Self::Forget { id, claimed_ms } => {
                 store.forget_claim(id, claimed_ms);
                 Ok(())
