@@ -101,18 +101,7 @@ impl<'e> Js<'e> {
         let mut properties = Vec::with_capacity(methods.len());
         for m in methods {
             let function = self.function(m.name, m.callback)?;
-            properties.push(sys::napi_property_descriptor {
-                utf8name: m.name.as_ptr(),
-                name: ptr::null_mut(),
-                method: None,
-                getter: None,
-                setter: None,
-                value: function.raw(),
-                attributes: sys::PropertyAttributes::writable
-                    | sys::PropertyAttributes::enumerable
-                    | sys::PropertyAttributes::configurable,
-                data: ptr::null_mut(),
-            });
+            properties.push(super::objects::data_property(m.name.as_ptr(), ptr::null_mut(), function.raw()));
         }
         // SAFETY: prototype and the functions are live handles; the names are static C strings.
         ok(unsafe { sys::napi_define_properties(self.env, prototype.raw(), properties.len(), properties.as_ptr()) })

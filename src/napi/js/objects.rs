@@ -93,21 +93,8 @@ impl<'e> Js<'e> {
     /// `JSON.parse` makes them. Defined, not assigned: an assignment of `__proto__` would set the
     /// object's prototype instead of adding the key, and would run setters on `Object.prototype`.
     pub fn define_data(self, obj: Value<'_>, members: &[(Value<'_>, Value<'_>)]) -> Result<(), ()> {
-        let props: Vec<_> = members
-            .iter()
-            .map(|(key, value)| sys::napi_property_descriptor {
-                utf8name: ptr::null(),
-                name: key.raw(),
-                method: None,
-                getter: None,
-                setter: None,
-                value: value.raw(),
-                attributes: sys::PropertyAttributes::writable
-                    | sys::PropertyAttributes::enumerable
-                    | sys::PropertyAttributes::configurable,
-                data: ptr::null_mut(),
-            })
-            .collect();
+        let props: Vec<_> =
+            members.iter().map(|(key, value)| data_property(ptr::null(), key.raw(), value.raw())).collect();
         // SAFETY: obj and every key and value are live handles of this env; props outlives the call.
         ok(unsafe { sys::napi_define_properties(self.env, obj.raw(), props.len(), props.as_ptr()) })
     }
@@ -140,5 +127,26 @@ impl<'e> Js<'e> {
     pub fn to_js<T: ToNapiValue>(self, v: T) -> napi_ohos::Result<Value<'e>> {
         // SAFETY: env is this call's live env.
         unsafe { T::to_napi_value(self.env, v) }.map(|raw| self.value(raw))
+    }
+}
+
+/// An own data property (writable, enumerable, configurable: what `JSON.parse` makes and what
+/// napi-derive gives methods), named by `utf8name` (a C string) or, when that is null, by `name`.
+pub(super) fn data_property(
+    utf8name: *const std::ffi::c_char,
+    name: sys::napi_value,
+    value: sys::napi_value,
+) -> sys::napi_property_descriptor {
+    sys::napi_property_descriptor {
+        utf8name,
+        name,
+        method: None,
+        getter: None,
+        setter: None,
+        value,
+        attributes: sys::PropertyAttributes::writable
+            | sys::PropertyAttributes::enumerable
+            | sys::PropertyAttributes::configurable,
+        data: ptr::null_mut(),
     }
 }
