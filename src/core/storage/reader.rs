@@ -29,12 +29,13 @@ pub struct Batch {
     pub bytes: u64,
 }
 
-/// The batch and claim time an id given to `complete_batch` names (the claimed file's name,
-/// [`super::batches::Claim::ticket`]); an id the storage could not have returned is
-/// [`StorageError::UnknownBatch`].
-pub(crate) fn parse_batch_id(id_text: &str) -> Result<(FileId, i64), StorageError> {
+/// The batch, claim time and encoding an id given to `complete_batch` names (the claimed file's
+/// name, [`super::batches::Claim::ticket`]); an id the storage could not have returned is
+/// [`StorageError::UnknownBatch`]. The encoding is part of the id: a compressed claim's id with
+/// `.gz` taken out (or a plain one's with it added) names no claim.
+pub(crate) fn parse_batch_id(id_text: &str) -> Result<(FileId, i64, bool), StorageError> {
     match FileName::parse(id_text) {
-        Some(FileName::Claimed { id, claimed_ms, .. }) => Ok((id, claimed_ms)),
+        Some(FileName::Claimed { id, claimed_ms, gzip }) => Ok((id, claimed_ms, gzip)),
         _ => Err(StorageError::UnknownBatch(id_text.to_owned())),
     }
 }

@@ -32,8 +32,9 @@ pub(crate) struct Shared {
 /// its next holder.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Deferred {
-    /// `complete_batch`: delete (delivered) or release the claim.
-    Complete { id: FileId, claimed_ms: i64, delivered: bool },
+    /// `complete_batch`: delete (delivered) or release the claim named by the batch, the claim
+    /// time and the encoding (`gzip`) together.
+    Complete { id: FileId, claimed_ms: i64, gzip: bool, delivered: bool },
     /// A claimed batch whose file is gone: forgotten (and counted as lost). Like the others,
     /// keyed by the claim: a late one from a reader whose claim went stale and was made again
     /// changes nothing.
@@ -45,7 +46,7 @@ pub(crate) enum Deferred {
 impl Deferred {
     pub fn apply(self, store: &mut Store) -> Result<(), StorageError> {
         match self {
-            Self::Complete { id, claimed_ms, delivered } => store.complete(id, claimed_ms, delivered),
+            Self::Complete { id, claimed_ms, gzip, delivered } => store.complete(id, claimed_ms, gzip, delivered),
             Self::Forget { id, claimed_ms } => {
                 store.forget_claim(id, claimed_ms);
                 Ok(())
@@ -96,8 +97,7 @@ impl Shared {
                 Err(TryLockError::WouldBlock) => {
                     let now = Instant::now();
                     if now >= deadline {
-                        self.counters.upload_waits_given_up.incr();
-                        return None;
+                        return None; // the caller counts it (`uploadWaitsGivenUp`), once per call
                     }
                     thread::sleep(pause.min(deadline - now));
                     pause = (pause * 2).min(Duration::from_millis(1));

@@ -199,8 +199,8 @@ impl Store {
     }
 
     /// The uploader's answer for a claimed batch (see [`Batches::complete`]).
-    pub fn complete(&mut self, id: FileId, claimed_ms: i64, delivered: bool) -> Result<(), StorageError> {
-        self.batches.complete(&mut self.io, id, claimed_ms, delivered)
+    pub fn complete(&mut self, id: FileId, claimed_ms: i64, gzip: bool, delivered: bool) -> Result<(), StorageError> {
+        self.batches.complete(&mut self.io, id, claimed_ms, gzip, delivered)
     }
 
     /// The claim made at `claimed_ms` found its file gone: forgotten, and counted as lost.
