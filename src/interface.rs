@@ -77,12 +77,22 @@ macro_rules! for_each_pipeline_method {
             /// it with `Content-Encoding: gzip`; plain NDJSON when "identity"), or null when
             /// none is ready — or when the writer has held the directory for over 16 ms (a stalled disk;
             /// counted in `stats().uploadWaitsGivenUp`): the UI thread does not wait on the disk — or when
-            /// claiming or reading the batch failed (logged, counted in `stats().uploadErrors`).
+            /// claiming or reading the batch failed (logged, counted in `stats().uploadErrors`). After a
+            /// null, `pendingBatches()` tells "nothing to send" (0) from "not ready yet".
             next_batch "nextBatch" () "" -> "NextBatch | null";
             /// Ends a claim: `delivered` deletes the batch, otherwise it is released for a retry. An id
-            /// that is not a claimed batch is a RangeError; a file operation that fails is logged and
-            /// counted (`stats().uploadErrors`), not thrown.
+            /// that is not exactly one `nextBatch()` returned for a claim still held (a compressed
+            /// batch's id with `.gz` taken out is not) is a RangeError naming the id as given, and
+            /// changes nothing; a file operation that fails is logged and counted
+            /// (`stats().uploadErrors`), not thrown.
             complete_batch "completeBatch" (id, delivered) "id: string, delivered: boolean" -> "void";
+            /// Sealed batches waiting for `nextBatch()`: not claimed, still to be uploaded
+            /// (`stats().batchesPending`; read without waiting for the writer). When `nextBatch()`
+            /// returns null while this is above 0, batches exist but are not ready yet: right after
+            /// open the writer is still checking the compressed batches it found (about 0.1 ms each),
+            /// or it holds the directory (a seal, a stalled disk). Ask again shortly, backing off;
+            /// 0 means nothing to send.
+            pending_batches "pendingBatches" () "" -> "number";
         }
     };
 }

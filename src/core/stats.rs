@@ -176,9 +176,13 @@ macro_rules! for_each_counter_set {
                 torn_lines_dropped,
                 /// Claims older than the claim timeout, released (at open or by `nextBatch()`).
                 stale_claims_released,
-                /// Upload-side calls that found the writer holding the directory for over 16 ms (a
-                /// stalled disk): `nextBatch()` returned null, `completeBatch()` left its change to
-                /// the writer.
+                /// `nextBatch()` and `completeBatch()` calls that gave up waiting for the writer,
+                /// which held the batch directory when their 16 ms wait ended (a stalled disk, a
+                /// long seal), at most one per call: `nextBatch()` returned null, `completeBatch()`
+                /// left its change to the writer (made before its next document). Not counted: a
+                /// `nextBatch()` that returned null while it waited for the writer's check of the
+                /// compressed batches found at open (`pendingBatches()` tells that case), and a
+                /// `completeBatch()` refused for its id.
                 upload_waits_given_up,
                 /// File operations of `nextBatch()` / `completeBatch()` that failed (claim, read,
                 /// delete, release): logged and counted, never thrown; the batch stays for a later
@@ -196,6 +200,10 @@ macro_rules! for_each_counter_set {
                 /// `_dd.document_version` of the same view is in the batch (the intake keeps only
                 /// the highest): accounted for in the conservation identity, never uploaded.
                 views_superseded,
+                /// Gauge: sealed batches waiting for `nextBatch()`: not claimed, and still to be
+                /// uploaded (those found at open that the writer has not checked yet included).
+                /// `pendingBatches()` returns it.
+                batches_pending,
             }
         }
     };

@@ -493,6 +493,10 @@ impl BindingPipeline {
         }
     }
 
+    pub fn pending_batches(&self, _js: Js<'_>) -> Result<f64> {
+        Ok(self.shared.storage.pending_batches() as f64)
+    }
+
     fn timeout(&self) -> Duration {
         Duration::from_millis(self.shared.config.flush_timeout_ms.into())
     }

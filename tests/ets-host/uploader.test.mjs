@@ -1,5 +1,7 @@
 // RumUploader over the real pipeline, with the HTTP client stand-in and a loopback intake.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { before, test } from 'node:test';
 import { fakeContext, loadFacade, startIntake, tempDir, until } from './lib/harness.mjs';
 
@@ -179,4 +181,78 @@ test('uploadNow during a cycle joins it, and idle() waits for its last request',
   assert.ok(cycle.delivered > 0);
   assert.equal(server.requests.length, cycle.delivered, 'every request of the cycle had completed');
   assert.equal(uploader.deliveredBatches, cycle.delivered);
+});
+
+test('batches pending but not ready yet: the next cycle comes after 50 ms, doubling up to the interval', async (t) => {
+  const server = await intake(t);
+  const ndjson = Buffer.from('{"type":"action","source":"harmony"}\n');
+  const body = ndjson.buffer.slice(ndjson.byteOffset, ndjson.byteOffset + ndjson.byteLength);
+  let ready = false;
+  let pending = 1;
+  const source = {
+    // Not ready until `ready`, as right after open while the writer checks compressed batches.
+    nextBatch: () => {
+      if (!ready || pending === 0) return null;
+      pending--;
+      return { id: 'b-1', body, eventCount: 1, bytes: ndjson.length };
+    },
+    completeBatch: () => {},
+    pendingBatches: () => pending
+  };
+  const uploader = new h.facade.RumUploader(source, { site: server.site, clientToken: 't', intervalMs: 300 });
+  const delays = [];
+  for (let i = 0; i < 5; i++) {
+    const cycle = await uploader.uploadNow();
+    assert.equal(cycle.notReady, true);
+    assert.equal(cycle.failed, false);
+    delays.push(cycle.nextDelayMs);
+  }
+  assert.deepEqual(delays, [50, 100, 200, 300, 300], 'soon, backing off to the interval');
+  ready = true;
+  const sent = await uploader.uploadNow();
+  assert.deepEqual([sent.delivered, sent.notReady, sent.nextDelayMs], [1, false, 300], 'nothing pending: the interval');
+  assert.equal(server.requests.length, 1);
+  pending = 2;
+  ready = false;
+  assert.equal((await uploader.uploadNow()).nextDelayMs, 50, 'a success started the backoff over');
+
+  // A source that cannot tell (no pendingBatches()): a null is "nothing to send".
+  const plain = new h.facade.RumUploader({ nextBatch: () => null, completeBatch: () => {} }, { site: server.site, clientToken: 't', intervalMs: 300 });
+  const idle = await plain.uploadNow();
+  assert.deepEqual([idle.notReady, idle.nextDelayMs], [false, 300]);
+});
+
+test('a monitor opened on many compressed batches reports them pending before the writer has checked them', async (t) => {
+  const server = await intake(t);
+  const source = tempDir();
+  const first = h.facade.RumMonitor.create(fakeContext(source), { applicationId: 'app-upload', keepAliveIntervalMs: 0 });
+  t.after(() => first.stop());
+  first.startView('inbox', 'Inbox');
+  first.addActions(await h.facade.buildActionsOnTaskPool(20));
+  assert.equal(first.flush(), true);
+  const sealed = fs.readdirSync(path.join(source, 'rum')).find((n) => n.endsWith('.ndjson.gz'));
+  assert.ok(sealed, 'a sealed compressed batch');
+  const raw = fs.readFileSync(path.join(source, 'rum', sealed));
+  const dir = tempDir();
+  fs.mkdirSync(path.join(dir, 'rum'), { mode: 0o700 });
+  const created = /^batch-(\d+)-/.exec(sealed)[1];
+  const COUNT = 400;
+  for (let i = 0; i < COUNT; i++) fs.writeFileSync(path.join(dir, 'rum', `batch-${created}-${i}.ndjson.gz`), raw);
+  const m = h.facade.RumMonitor.create(fakeContext(dir), {
+    applicationId: 'app-upload',
+    keepAliveIntervalMs: 0,
+    pipeline: { maxBatchFiles: 1000, diskQuotaBytes: 64 * 1024 * 1024 }
+  });
+  t.after(() => m.stop());
+  assert.equal(m.pendingBatches(), COUNT, 'known at open');
+  const uploader = new h.facade.RumUploader(m, { site: server.site, clientToken: 't', intervalMs: 60000, maxBatchesPerCycle: 1000 });
+  let cycles = 0;
+  while (m.pendingBatches() > 0) {
+    const cycle = await uploader.uploadNow();
+    cycles++;
+    assert.ok(cycle.notReady || m.pendingBatches() === 0, `a cycle ended with batches pending: ${JSON.stringify(cycle)}`);
+    assert.ok(cycles < 1000, 'every batch delivered');
+  }
+  assert.equal(uploader.deliveredBatches, COUNT);
+  assert.equal(m.nextBatch(), null);
 });

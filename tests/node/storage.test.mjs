@@ -8,7 +8,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { actionSeqs, batchText, burst, ofType, openPipeline, range, readBatchFiles, sleep, until } from './lib/helpers.mjs';
+import {
+  actionSeqs,
+  attachPipeline,
+  batchText,
+  burst,
+  ofType,
+  openPipeline,
+  pipelineOptions,
+  range,
+  readBatchFiles,
+  sleep,
+  tmpDir,
+  until,
+} from './lib/helpers.mjs';
 
 const keysLike = (s, prefix, reason) =>
   Object.keys(s).filter((k) => k.toLowerCase().startsWith(prefix) && k.toLowerCase().includes(reason));
@@ -167,4 +180,72 @@ test('a file operation of the upload side that fails is counted and logged, neve
   assert.equal(p.stats().uploadErrors, 2);
   assert.throws(() => p.completeBatch('batch-1-2.ndjson', true), RangeError, 'an unknown id is still a RangeError');
   fs.rmSync(path.join(rum, claimed), { recursive: true });
+});
+
+test('completeBatch() refuses an id nextBatch() did not return (.gz taken out or added), naming it as given; nothing changes', (t) => {
+  for (const batchEncoding of ['gzip', 'identity']) {
+    const { p, dir } = openPipeline(t, { batchEncoding });
+    p.startView('v', 'NearMiss');
+    burst(p, 5);
+    assert.equal(p.flush(), true);
+    const b = p.nextBatch();
+    assert.equal(b.encoding, batchEncoding);
+    const rum = path.join(dir, 'rum');
+    const before = fs.readdirSync(rum).sort();
+    const near =
+      batchEncoding === 'gzip' ? b.id.replace('.ndjson.gz.', '.ndjson.') : b.id.replace('.ndjson.', '.ndjson.gz.');
+    assert.notEqual(near, b.id);
+    for (const delivered of [true, false]) {
+      assert.throws(
+        () => p.completeBatch(near, delivered),
+        (e) => e instanceof RangeError && e.message.includes(JSON.stringify(near)),
+        `${batchEncoding}: ${near} (delivered ${delivered})`,
+      );
+      assert.deepEqual(fs.readdirSync(rum).sort(), before, `${near} changed nothing on disk`);
+    }
+    const s = p.stats();
+    assert.deepEqual([s.batchesDelivered, s.batchesReleased], [0, 0]);
+    p.completeBatch(b.id, true);
+    assert.equal(p.stats().batchesDelivered, 1, 'the claim is still there for its own id');
+  }
+});
+
+test('right after open, pendingBatches() tells "not ready yet" from "nothing to send" while the writer checks compressed batches', async (t) => {
+  // One compressed batch, copied under 625 names into a fresh directory: all found at open.
+  const { p, dir } = openPipeline(t);
+  p.startView('v', 'Pending');
+  burst(p, 20);
+  assert.equal(p.flush(), true);
+  const [sealed] = readBatchFiles(dir).files;
+  assert.ok(sealed?.gzip, 'a sealed compressed batch');
+  const raw = fs.readFileSync(path.join(dir, 'rum', sealed.name));
+  const other = tmpDir(null);
+  t.after(() => fs.rmSync(other, { recursive: true, force: true }));
+  fs.mkdirSync(path.join(other, 'rum'), { mode: 0o700 });
+  const COUNT = 625;
+  for (let i = 0; i < COUNT; i++) fs.writeFileSync(path.join(other, 'rum', `batch-${sealed.created}-${i}.ndjson.gz`), raw);
+
+  const q = attachPipeline(t, pipelineOptions(other, { maxBatchFiles: 1000, diskQuotaBytes: 64 * 1024 * 1024 }));
+  assert.equal(q.pendingBatches(), COUNT, 'every batch found at open is pending, checked or not');
+  assert.equal(q.stats().batchesPending, COUNT);
+  let delivered = 0;
+  let notReady = 0;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const b = q.nextBatch();
+    if (b !== null) {
+      q.completeBatch(b.id, true);
+      delivered++;
+      continue;
+    }
+    if (q.pendingBatches() === 0) break;
+    notReady++;
+    assert.ok(Date.now() < deadline, `${COUNT - delivered} batches still pending after 30 s`);
+    await sleep(2);
+  }
+  t.diagnostic(`nextBatch() returned null ${notReady} times while batches were pending`);
+  assert.equal(delivered, COUNT, 'null with nothing pending came only after every batch');
+  assert.equal(q.nextBatch(), null);
+  assert.equal(q.stats().batchesPending, 0);
+  assert.equal(q.stats().eventsDelivered, COUNT * sealed.docs.length);
 });

@@ -14,7 +14,6 @@
 //! **Compression.** With `batchEncoding: 'gzip'` a sealed batch is stored compressed, its views
 //! reduced (see `seal`); the active batch stays plain, append-only NDJSON.
 
-use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -83,7 +82,10 @@ pub(crate) struct Entry {
     pub gzip: bool,
 }
 
+mod entries;
 mod seal;
+
+use entries::Entries;
 
 impl Entry {
     /// Unclaimed and still to be uploaded: what claims and evictions pick from.
@@ -149,7 +151,7 @@ pub(crate) enum Next {
 pub(crate) struct Batches {
     limits: Limits,
     /// Sealed batches, claimed ones included, oldest first.
-    entries: BTreeMap<FileId, Entry>,
+    entries: Entries,
     active: Option<OpenFile>,
     /// Bytes of all batch files plus the active batch's waiting lines: the quota's measure.
     bytes: u64,
@@ -169,7 +171,7 @@ impl Batches {
     pub fn new(limits: Limits) -> Self {
         Self {
             limits,
-            entries: BTreeMap::new(),
+            entries: Entries::default(),
             active: None,
             bytes: 0,
             events: 0,
@@ -438,9 +440,11 @@ impl Batches {
     /// Marks a batch [`Check::Doomed`] and takes its events off the count (they are lost); its
     /// bytes stay counted while its file is on disk. Returns its events.
     fn doom(&mut self, id: FileId) -> u64 {
-        let Some(entry) = self.entries.get_mut(&id) else { return 0 };
-        let events = std::mem::take(&mut entry.events);
-        entry.check = Check::Doomed;
+        let mut events = 0;
+        self.entries.update(&id, |entry| {
+            events = std::mem::take(&mut entry.events);
+            entry.check = Check::Doomed;
+        });
         self.events = self.events.saturating_sub(events);
         events
     }
@@ -549,9 +553,7 @@ impl Batches {
             match io.fs().rename(&from, &to) {
                 Ok(()) => {
                     self.last_claim_ms = claimed_ms;
-                    if let Some(e) = self.entries.get_mut(&id) {
-                        e.claimed_ms = Some(claimed_ms);
-                    }
+                    self.entries.update(&id, |e| e.claimed_ms = Some(claimed_ms));
                     io.counters().batches_claimed.incr();
                     let encoding = if entry.gzip { BatchEncoding::Gzip } else { BatchEncoding::Identity };
                     return Ok(Next::Claimed(Claim {
@@ -601,9 +603,7 @@ impl Batches {
         let from = io.claimed_path(id, claimed_ms, entry.gzip);
         match io.fs().rename(&from, &io.sealed_path(id, entry.gzip)) {
             Ok(()) => {
-                if let Some(e) = self.entries.get_mut(&id) {
-                    e.claimed_ms = None;
-                }
+                self.entries.update(&id, |e| e.claimed_ms = None);
                 Ok(())
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -631,11 +631,12 @@ impl Batches {
         gzip: bool,
         delivered: bool,
     ) -> Result<(), StorageError> {
-        // The id as given (ids are parsed in canonical form only, so this is its text).
-        let unknown = || StorageError::UnknownBatch(id.claimed_name(claimed_ms, gzip));
-        let Some(entry) = self.entries.get_mut(&id) else { return Err(unknown()) };
+        let named = || StorageError::UnknownBatch(id.claimed_name(claimed_ms, gzip));
+        let Some(entry) = self.entries.get(&id).copied() else { return Err(named()) };
+        // The encoding is part of the claim's name: a compressed claim's id with `.gz` taken out
+        // is not an id `next_batch` returned.
         if entry.claimed_ms != Some(claimed_ms) || entry.gzip != gzip || entry.check == Check::Doomed {
-            return Err(unknown());
+            return Err(named());
         }
         // Once delivered, a batch is only ever deleted: a later "not delivered" cannot make the
         // intake see it twice.
@@ -644,7 +645,7 @@ impl Batches {
             io.counters().batches_released.incr();
             return Ok(());
         }
-        entry.delivered = true;
+        self.entries.update(&id, |e| e.delivered = true);
         self.delete_delivered(io, id)
     }
 
@@ -703,5 +704,6 @@ impl Batches {
         c.bytes_on_disk.set(self.bytes);
         c.events_on_disk.set(self.events);
         c.batches_on_disk.set((self.entries.len() + usize::from(self.active.is_some())) as u64);
+        c.batches_pending.set(self.entries.claimable() as u64);
     }
 }

@@ -212,17 +212,25 @@ impl Storage {
     /// returns it.
     ///
     /// Waits at most [`UPLOAD_LOCK_WAIT_MS`] for the writer; past it (a stalled disk) the result
-    /// is [`StorageError::Busy`] and nothing changed.
+    /// is [`StorageError::Busy`] and nothing changed. Right after open, the oldest batch may be a
+    /// compressed one the writer has not checked yet: waited for within the same bound, then
+    /// `Busy` too ([`Storage::pending_batches`] tells these apart from "nothing to upload").
     pub fn next_batch(&self) -> Result<Option<Batch>, StorageError> {
-        self.count_upload_error(self.claim_and_read())
+        let mut wait = UploadWait::default();
+        let result = self.claim_and_read(&mut wait);
+        self.count_wait(wait);
+        self.count_upload_error(result)
     }
 
-    fn claim_and_read(&self) -> Result<Option<Batch>, StorageError> {
+    fn claim_and_read(&self, wait: &mut UploadWait) -> Result<Option<Batch>, StorageError> {
         // One bound for the whole call, however many claims it goes through.
         let deadline = Instant::now() + UPLOAD_LOCK_WAIT;
         loop {
             let (claim, fs) = {
-                let mut store = self.shared.lock_until(deadline).ok_or(StorageError::Busy(UPLOAD_LOCK_WAIT))?;
+                let Some(mut store) = self.shared.lock_until(deadline) else {
+                    wait.gave_up = true;
+                    return Err(StorageError::Busy(UPLOAD_LOCK_WAIT));
+                };
                 let claim = store.claim_next();
                 store.publish();
                 (claim?, store.fs())
@@ -234,6 +242,7 @@ impl Storage {
                 // thing (decompressing there, never here). Waited for within the same bound as
                 // the lock: past it, the writer is busy.
                 Next::Unchecked if Instant::now() < deadline => {
+                    wait.unchecked = true;
                     std::thread::sleep(Duration::from_millis(1));
                     continue;
                 }
@@ -243,8 +252,11 @@ impl Storage {
             let data = match fs.read(&claim.path) {
                 Ok(data) => data,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    let _ =
-                        self.apply_or_defer(deadline, Deferred::Forget { id: claim.id, claimed_ms: claim.claimed_ms });
+                    let _ = self.apply_or_defer(
+                        deadline,
+                        wait,
+                        Deferred::Forget { id: claim.id, claimed_ms: claim.claimed_ms },
+                    );
                     continue;
                 }
                 // Left claimed: the next call goes on with the next batch instead of failing on
@@ -254,8 +266,11 @@ impl Storage {
             if claim.encoding == BatchEncoding::Gzip {
                 // Views were reduced and lines checked when it was sealed (or found at open).
                 if claim.events == 0 {
-                    let _ =
-                        self.apply_or_defer(deadline, Deferred::Discard { id: claim.id, claimed_ms: claim.claimed_ms });
+                    let _ = self.apply_or_defer(
+                        deadline,
+                        wait,
+                        Deferred::Discard { id: claim.id, claimed_ms: claim.claimed_ms },
+                    );
                     continue;
                 }
                 let bytes = data.len() as u64;
@@ -277,7 +292,11 @@ impl Storage {
                 }
             };
             if event_count == 0 {
-                let _ = self.apply_or_defer(deadline, Deferred::Discard { id: claim.id, claimed_ms: claim.claimed_ms });
+                let _ = self.apply_or_defer(
+                    deadline,
+                    wait,
+                    Deferred::Discard { id: claim.id, claimed_ms: claim.claimed_ms },
+                );
                 continue;
             }
             let bytes = body.len() as u64;
@@ -287,16 +306,33 @@ impl Storage {
     }
 
     /// The uploader's answer for a claimed batch: `delivered` deletes it; otherwise the claim is
-    /// released and the batch is returned again by the next `next_batch`. An id that is not a
-    /// claimed batch is [`StorageError::UnknownBatch`] and changes nothing.
+    /// released and the batch is returned again by the next `next_batch`. An id that is not
+    /// exactly one `next_batch` returned for a claim still held (another encoding, claim time or
+    /// batch) is [`StorageError::UnknownBatch`], naming the id as given, and changes nothing.
     ///
     /// If the writer holds the directory past [`UPLOAD_LOCK_WAIT_MS`] (a stalled disk), the id
     /// is checked only for its form and the change is left to the writer, which makes it before
     /// its next document; an id of a batch that is not claimed is then logged, not returned.
-    pub fn complete_batch(&self, id: &str, delivered: bool) -> Result<(), StorageError> {
-        let (id, claimed_ms, gzip) = reader::parse_batch_id(id)?;
+    pub fn complete_batch(&self, id_text: &str, delivered: bool) -> Result<(), StorageError> {
+        let (id, claimed_ms, gzip) = reader::parse_batch_id(id_text)?;
         let deadline = Instant::now() + UPLOAD_LOCK_WAIT;
-        self.count_upload_error(self.apply_or_defer(deadline, Deferred::Complete { id, claimed_ms, gzip, delivered }))
+        let op = Deferred::Complete { id, claimed_ms, gzip, delivered };
+        let mut wait = UploadWait::default();
+        let result = self.apply_or_defer(deadline, &mut wait, op);
+        self.count_wait(wait);
+        match result {
+            Err(StorageError::UnknownBatch(_)) => Err(StorageError::UnknownBatch(id_text.to_owned())),
+            result => self.count_upload_error(result),
+        }
+    }
+
+    /// Sealed batches waiting for [`Storage::next_batch`]: not claimed, still to be uploaded,
+    /// those found at open that the writer has not checked yet included (the
+    /// `batches_pending` gauge, so it never waits for the writer). When `next_batch` returns
+    /// None or [`StorageError::Busy`] while this is above 0, the batches are not ready yet: ask
+    /// again shortly.
+    pub fn pending_batches(&self) -> u64 {
+        self.shared.counters.batches_pending.get()
     }
 
     fn count_upload_error<T>(&self, result: Result<T, StorageError>) -> Result<T, StorageError> {
@@ -306,8 +342,17 @@ impl Storage {
         result
     }
 
+    /// `uploadWaitsGivenUp`: once per call that gave up waiting for the store, unless it was
+    /// waiting for the check of a compressed batch found at open (not a stall: the writer holds
+    /// the store for one batch at a time then, and `pending_batches` tells that case).
+    fn count_wait(&self, wait: UploadWait) {
+        if wait.gave_up && !wait.unchecked {
+            self.shared.counters.upload_waits_given_up.incr();
+        }
+    }
+
     /// Makes an upload-side change now, or leaves it to the next holder of the store.
-    fn apply_or_defer(&self, deadline: Instant, op: Deferred) -> Result<(), StorageError> {
+    fn apply_or_defer(&self, deadline: Instant, wait: &mut UploadWait, op: Deferred) -> Result<(), StorageError> {
         match self.shared.lock_until(deadline) {
             Some(mut store) => {
                 let result = op.apply(&mut store);
@@ -315,6 +360,7 @@ impl Storage {
                 result
             }
             None => {
+                wait.gave_up = true;
                 self.shared.defer(op);
                 Ok(())
             }
@@ -365,6 +411,15 @@ impl Drop for Storage {
     fn drop(&mut self) {
         self.shutdown(self.flush_timeout);
     }
+}
+
+/// How one upload-side call waited for the store (see [`Storage::count_wait`]).
+#[derive(Clone, Copy, Default)]
+struct UploadWait {
+    /// The store was still held when the call's wait ended.
+    gave_up: bool,
+    /// The call waited for the writer to check a compressed batch found at open.
+    unchecked: bool,
 }
 
 /// The dispatcher's handle on the writer: each call is one channel send.

@@ -31,8 +31,8 @@ pub struct Batch {
 
 /// The batch, claim time and encoding an id given to `complete_batch` names (the claimed file's
 /// name, [`super::batches::Claim::ticket`]); an id the storage could not have returned is
-/// [`StorageError::UnknownBatch`]. The encoding is part of the id: a claim's id with `.gz` added
-/// or removed names no claim.
+/// [`StorageError::UnknownBatch`]. The encoding is part of the id: a compressed claim's id with
+/// `.gz` taken out (or a plain one's with it added) names no claim.
 pub(crate) fn parse_batch_id(id_text: &str) -> Result<(FileId, i64, bool), StorageError> {
     match FileName::parse(id_text) {
         Some(FileName::Claimed { id, claimed_ms, gzip }) => Ok((id, claimed_ms, gzip)),

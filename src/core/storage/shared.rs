@@ -32,7 +32,8 @@ pub(crate) struct Shared {
 /// its next holder.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Deferred {
-    /// `complete_batch`: delete (delivered) or release the claim.
+    /// `complete_batch`: delete (delivered) or release the claim named by the batch, the claim
+    /// time and the encoding (`gzip`) together.
     Complete { id: FileId, claimed_ms: i64, gzip: bool, delivered: bool },
     /// A claimed batch whose file is gone: forgotten (and counted as lost). Like the others,
     /// keyed by the claim: a late one from a reader whose claim went stale and was made again
@@ -96,8 +97,7 @@ impl Shared {
                 Err(TryLockError::WouldBlock) => {
                     let now = Instant::now();
                     if now >= deadline {
-                        self.counters.upload_waits_given_up.incr();
-                        return None;
+                        return None; // the caller counts it (`uploadWaitsGivenUp`), once per call
                     }
                     thread::sleep(pause.min(deadline - now));
                     pause = (pause * 2).min(Duration::from_millis(1));

@@ -174,8 +174,8 @@ impl Batches {
                 io.record_failure("read", &path, &e);
                 if entry.gzip {
                     self.drop_unreadable(io, id, &path);
-                } else if let Some(entry) = self.entries.get_mut(&id) {
-                    entry.check = Check::Dirty;
+                } else {
+                    self.entries.update(&id, |e| e.check = Check::Dirty);
                 }
                 return Err(StorageError::io("read", path, e));
             }
@@ -195,14 +195,16 @@ impl Batches {
     /// Marks an entry clean (`dropped == 0`) or dirty, taking the lines that are not documents
     /// off its events.
     fn count_invalid(&mut self, io: &mut IoContext, id: FileId, dropped: u64, path: &Path) {
-        let Some(entry) = self.entries.get_mut(&id) else { return };
+        let Some(entry) = self.entries.get(&id).copied() else { return };
         if dropped == 0 {
-            entry.check = Check::Clean;
+            self.entries.update(&id, |e| e.check = Check::Clean);
             return;
         }
-        entry.check = Check::Dirty;
         let dropped = dropped.min(entry.events);
-        entry.events -= dropped;
+        self.entries.update(&id, |e| {
+            e.check = Check::Dirty;
+            e.events -= dropped;
+        });
         self.events = self.events.saturating_sub(dropped);
         io.counters().invalid_lines_dropped.add(dropped);
         io.warn_once(warn::DROP_INVALID, || {
@@ -224,10 +226,10 @@ impl Batches {
         let (docs, dropped) = keep_documents(&lines);
         let dropped = dropped + u64::from(damaged);
         let events = count_lines(&docs);
-        if let Some(entry) = self.entries.get_mut(&id) {
+        self.entries.update(&id, |entry| {
             entry.events = events;
             entry.check = Check::Clean;
-        }
+        });
         self.events += events;
         if dropped == 0 {
             return;

@@ -301,9 +301,13 @@ export interface PipelineStats {
   /** Claims older than the claim timeout, released (at open or by `nextBatch()`). */
   staleClaimsReleased: number
   /**
-   * Upload-side calls that found the writer holding the directory for over 16 ms (a
-   * stalled disk): `nextBatch()` returned null, `completeBatch()` left its change to
-   * the writer.
+   * `nextBatch()` and `completeBatch()` calls that gave up waiting for the writer,
+   * which held the batch directory when their 16 ms wait ended (a stalled disk, a
+   * long seal), at most one per call: `nextBatch()` returned null, `completeBatch()`
+   * left its change to the writer (made before its next document). Not counted: a
+   * `nextBatch()` that returned null while it waited for the writer's check of the
+   * compressed batches found at open (`pendingBatches()` tells that case), and a
+   * `completeBatch()` refused for its id.
    */
   uploadWaitsGivenUp: number
   /**
@@ -330,6 +334,12 @@ export interface PipelineStats {
    * the highest): accounted for in the conservation identity, never uploaded.
    */
   viewsSuperseded: number
+  /**
+   * Gauge: sealed batches waiting for `nextBatch()`: not claimed, and still to be
+   * uploaded (those found at open that the writer has not checked yet included).
+   * `pendingBatches()` returns it.
+   */
+  batchesPending: number
 }
 
 /** A RUM pipeline on this JS thread: capture, adaptive dispatch, coalescing, batch writer. */
@@ -405,15 +415,27 @@ export declare class RumPipeline {
    * it with `Content-Encoding: gzip`; plain NDJSON when "identity"), or null when
    * none is ready — or when the writer has held the directory for over 16 ms (a stalled disk;
    * counted in `stats().uploadWaitsGivenUp`): the UI thread does not wait on the disk — or when
-   * claiming or reading the batch failed (logged, counted in `stats().uploadErrors`).
+   * claiming or reading the batch failed (logged, counted in `stats().uploadErrors`). After a
+   * null, `pendingBatches()` tells "nothing to send" (0) from "not ready yet".
    */
   nextBatch(): NextBatch | null
   /**
    * Ends a claim: `delivered` deletes the batch, otherwise it is released for a retry. An id
-   * that is not a claimed batch is a RangeError; a file operation that fails is logged and
-   * counted (`stats().uploadErrors`), not thrown.
+   * that is not exactly one `nextBatch()` returned for a claim still held (a compressed
+   * batch's id with `.gz` taken out is not) is a RangeError naming the id as given, and
+   * changes nothing; a file operation that fails is logged and counted
+   * (`stats().uploadErrors`), not thrown.
    */
   completeBatch(id: string, delivered: boolean): void
+  /**
+   * Sealed batches waiting for `nextBatch()`: not claimed, still to be uploaded
+   * (`stats().batchesPending`; read without waiting for the writer). When `nextBatch()`
+   * returns null while this is above 0, batches exist but are not ready yet: right after
+   * open the writer is still checking the compressed batches it found (about 0.1 ms each),
+   * or it holds the directory (a seal, a stalled disk). Ask again shortly, backing off;
+   * 0 means nothing to send.
+   */
+  pendingBatches(): number
 }
 
 /** `display.viewport` of the RUM event format, pixels. */
