@@ -31,9 +31,9 @@ use rum_native::core::dispatch::Dispatcher;
 use rum_native::core::document::{Document, Identity};
 use rum_native::core::event::{ActionType, Attributes, Event, EventKind};
 use rum_native::core::ids::IdGen;
-use rum_native::core::pipeline::Pipeline;
 use rum_native::core::scope::Scopes;
 use rum_native::core::seam::{Clock, DocumentSink, Scheduler, SinkError, Timer};
+use rum_native::core::sequencer::Sequencer;
 use rum_native::core::stats::DispatchCounters;
 
 const EVENTS_PER_SAMPLE: usize = 2_000;
@@ -213,7 +213,7 @@ fn dispatcher(sink: Arc<dyn DocumentSink>, budget_ms: u32) -> (BenchDispatcher, 
     let skew_ns = Arc::new(AtomicU64::new(0));
     let clock = BenchClock { base: Instant::now(), skew_ns: skew_ns.clone() };
     let skewing = Arc::new(Skewing { inner: sink, skew_ns, armed: AtomicBool::new(false) });
-    let shared = Pipeline::new(&config(budget_ms), skewing.clone(), Arc::new(DispatchCounters::default()));
+    let shared = Sequencer::new(&config(budget_ms), skewing.clone(), Arc::new(DispatchCounters::default()));
     let mut d = Dispatcher::new(shared, clock, Timers::default());
     d.call(start_view(), Attrs::default());
     (d, skewing)
@@ -246,7 +246,7 @@ fn dispatch_scenario(
         if let Some(s) = &counted {
             s.take();
         }
-        let produced_before = d.pipeline().counters().documents_produced.get();
+        let produced_before = d.sequencer().counters().documents_produced.get();
         let payloads = payloads();
         let start = Instant::now();
         for attrs in payloads {
@@ -254,7 +254,7 @@ fn dispatch_scenario(
         }
         fire_all(&mut d, &timers);
         let elapsed = start.elapsed().as_nanos() as u64;
-        let produced = d.pipeline().counters().documents_produced.get() - produced_before;
+        let produced = d.sequencer().counters().documents_produced.get() - produced_before;
         (elapsed, produced as usize)
     }
 }

@@ -25,8 +25,8 @@ use rum_native::core::config::{Config, TrackingConsent};
 use rum_native::core::dispatch::Dispatcher;
 use rum_native::core::document::{Document, DocumentKind};
 use rum_native::core::event::{ActionType, Attributes, EventKind};
-use rum_native::core::pipeline::Pipeline;
 use rum_native::core::seam::{Clock, DocumentSink, Scheduler, SinkError, Timer};
+use rum_native::core::sequencer::Sequencer;
 use rum_native::core::stats::DispatchCounters;
 
 const INTERVALS_MS: [u32; 4] = [0, 250, 1_000, 3_000];
@@ -149,7 +149,7 @@ impl Run {
             view_update_interval_ms: interval_ms,
             ..Config::default()
         };
-        let shared = Pipeline::new(&config, sink.clone(), Arc::new(DispatchCounters::default()));
+        let shared = Sequencer::new(&config, sink.clone(), Arc::new(DispatchCounters::default()));
         let ev_loop = Loop { clock: clock.clone(), timers: Rc::default(), next: Rc::default() };
         let mut d = Dispatcher::new(shared, clock.clone(), ev_loop.clone());
         d.call(EventKind::StartView { key: "chat".into(), name: "Chat".into() }, Attrs::default());

@@ -215,8 +215,11 @@ fn a_batch_is_captured_at_one_call_time_and_follows_the_same_rules() {
 fn dispatchers_of_two_threads_share_one_scope_tree() {
     let h = harness(4, 100, 0);
     let mut d1 = h.d;
-    let mut d2 =
-        rum_native::core::dispatch::Dispatcher::new(d1.pipeline().clone(), h.clock.clone(), ManualScheduler::default());
+    let mut d2 = rum_native::core::dispatch::Dispatcher::new(
+        d1.sequencer().clone(),
+        h.clock.clone(),
+        ManualScheduler::default(),
+    );
     d1.call(start_view("home"), no_attrs());
     d2.call(action("from-worker"), no_attrs());
     let docs = h.sink.docs();

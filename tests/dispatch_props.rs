@@ -17,8 +17,8 @@ use rum_native::core::config::TrackingConsent;
 use rum_native::core::dispatch::Dispatcher;
 use rum_native::core::document::{Document, ViewDocument};
 use rum_native::core::event::{ActionType, Event, EventKind, HttpMethod, ResourceKind, UserInfo};
-use rum_native::core::pipeline::Pipeline;
 use rum_native::core::seam::{MapOutcome, Timer};
+use rum_native::core::sequencer::Sequencer;
 use rum_native::core::stats::DispatchCounters;
 use serde_json::json;
 
@@ -120,7 +120,7 @@ fn run(s: &Scenario) -> Result<(), TestCaseError> {
     let clock = VClock::default();
     let sink = TestSink::with_costs(clock.clone(), s.costs.clone());
     let counters = Arc::new(DispatchCounters::default());
-    let shared = Pipeline::with_id_seed(&throttled(s.budget_ms, s.capacity), sink.clone(), counters.clone(), SEED);
+    let shared = Sequencer::with_id_seed(&throttled(s.budget_ms, s.capacity), sink.clone(), counters.clone(), SEED);
     let mut d = Dispatcher::new(shared, clock.clone(), ManualScheduler::default());
     if let Some(cost) = s.mapper_cost {
         let c = clock.clone();
@@ -162,7 +162,7 @@ fn run(s: &Scenario) -> Result<(), TestCaseError> {
     // The same captured events, all inline.
     let ref_sink = TestSink::new(VClock::default(), 0);
     let ref_counters = Arc::new(DispatchCounters::default());
-    let ref_shared = Pipeline::with_id_seed(&throttled(s.budget_ms, s.capacity), ref_sink.clone(), ref_counters, SEED);
+    let ref_shared = Sequencer::with_id_seed(&throttled(s.budget_ms, s.capacity), ref_sink.clone(), ref_counters, SEED);
     let mut r = Dispatcher::new(ref_shared, VClock::default(), ManualScheduler::default());
     r.stop();
     for ev in &log {

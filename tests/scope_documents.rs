@@ -210,7 +210,7 @@ fn resources_pair_by_key_and_at_most_the_limit_stay_pending_per_view() {
         .filter_map(|d| if let Document::Resource(r) = d { Some(r.url.clone()) } else { None })
         .collect();
     assert_eq!(urls, ["https://api.example/r1", "https://api.example/r5"]);
-    assert_eq!(h.d.pipeline().with_scopes(|s| s.pending_resources()), MAX_PENDING_RESOURCES_PER_VIEW - 2);
+    assert_eq!(h.d.sequencer().with_scopes(|s| s.pending_resources()), MAX_PENDING_RESOURCES_PER_VIEW - 2);
 }
 
 #[test]
@@ -237,7 +237,7 @@ fn stopped_views_waiting_for_resources_are_bounded() {
     }
     h.d.call(start_view("last"), no_attrs());
     assert_eq!(h.counters.resources_dropped.get(), 3, "the oldest stopped views gave theirs up");
-    assert_eq!(h.d.pipeline().with_scopes(|s| s.pending_resources()), MAX_STOPPED_VIEWS_WITH_PENDING);
+    assert_eq!(h.d.sequencer().with_scopes(|s| s.pending_resources()), MAX_STOPPED_VIEWS_WITH_PENDING);
 }
 
 #[test]

@@ -62,7 +62,7 @@ pub struct Viewport {
 
 /// `display`: the viewport is all the format's `display` holds that the pipeline knows.
 #[derive(Serialize)]
-pub struct Display<'a> {
+pub struct DisplayField<'a> {
     pub viewport: &'a Viewport,
 }
 

@@ -35,9 +35,9 @@ use super::coalesce::Moment;
 use super::config::QUEUE_CAPACITY;
 use super::document::{Document, DocumentKind};
 use super::event::{ErrorSource, Event, EventKind};
-use super::pipeline::Pipeline;
 use super::scope::LAUNCH_VIEW_NAME;
 use super::seam::{Clock, EventMapper, MapOutcome, MapperError, Scheduler, Timer};
+use super::sequencer::Sequencer;
 use super::stats::{Counter, DispatchCounters};
 use crate::log;
 
@@ -87,9 +87,9 @@ enum ViewAfterQueue {
 }
 
 /// The dispatcher of one JS thread. Not `Send`: it lives on its thread, with that thread's clock,
-/// timers and event mapper; the [`Pipeline`] it shares with other threads is.
+/// timers and event mapper; the [`Sequencer`] it shares with other threads is.
 pub struct Dispatcher<C: Clock, S: Scheduler> {
-    shared: Arc<Pipeline>,
+    sequencer: Arc<Sequencer>,
     clock: Rc<C>,
     scheduler: S,
     mapper: Option<Box<dyn EventMapper>>,
@@ -108,11 +108,11 @@ pub struct Dispatcher<C: Clock, S: Scheduler> {
 }
 
 impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
-    pub fn new(shared: Arc<Pipeline>, clock: C, scheduler: S) -> Self {
+    pub fn new(sequencer: Arc<Sequencer>, clock: C, scheduler: S) -> Self {
         let clock = Rc::new(clock);
-        let inbox = Inbox { clock: Rc::clone(&clock), shared: Arc::clone(&shared), events: Rc::default() };
+        let inbox = Inbox { clock: Rc::clone(&clock), sequencer: Arc::clone(&sequencer), events: Rc::default() };
         Self {
-            shared,
+            sequencer,
             clock,
             scheduler,
             mapper: None,
@@ -127,8 +127,8 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
         }
     }
 
-    pub fn pipeline(&self) -> &Arc<Pipeline> {
-        &self.shared
+    pub fn sequencer(&self) -> &Arc<Sequencer> {
+        &self.sequencer
     }
 
     pub fn clock(&self) -> &C {
@@ -156,7 +156,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
 
     /// Stamps a call: next sequence number, wall-clock and monotonic time now, its attributes.
     pub fn capture(&self, kind: EventKind, attrs: Attrs) -> Event {
-        capture(&*self.clock, &self.shared, kind, attrs)
+        capture(&*self.clock, &self.sequencer, kind, attrs)
     }
 
     /// One call from the host: captured now, then processed inline or queued.
@@ -195,7 +195,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
         for (kind, attrs) in calls {
             events.push(Event { seq: 0, wall_ms, mono_ns, kind, attrs });
         }
-        let first = self.shared.reserve_seq(events.len() as u64);
+        let first = self.sequencer.reserve_seq(events.len() as u64);
         for (ev, seq) in events.iter_mut().zip(first..) {
             ev.seq = seq;
         }
@@ -213,14 +213,14 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     }
 
     fn route(&mut self, ev: Event, started_ns: u64) {
-        if self.shared.is_stopped() {
+        if self.sequencer.is_stopped() {
             self.drain_queue();
             self.run_inline(ev, self.clock.mono_ns(), Mode::STOPPED);
         } else if ev.kind.drains_queue() || self.opens_launch_view(&ev.kind) {
             // The event itself writes the views owed first (coalesce::forced_around).
             self.drain_queue();
             self.run_inline(ev, self.clock.mono_ns(), Mode::INLINE);
-        } else if self.queue.is_empty() && self.turn.spent_ns < self.shared.turn_budget_ns() {
+        } else if self.queue.is_empty() && self.turn.spent_ns < self.sequencer.turn_budget_ns() {
             self.run_inline(ev, started_ns, Mode::INLINE);
         } else {
             self.enqueue(ev);
@@ -239,7 +239,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
             Timer::TurnEnd => {
                 self.turn = Turn::default();
                 self.emit_views(Moment::TurnEnd, Mode { deferred: true, ..Mode::INLINE });
-                self.shared.sink().turn_busy(false);
+                self.sequencer.sink().turn_busy(false);
             }
             Timer::ViewsDue => {
                 self.views_timer = None;
@@ -253,12 +253,12 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
                 // A slice on a turn of its own is that turn's processing: busy while it runs.
                 let own_turn = !self.turn.end_scheduled;
                 if own_turn {
-                    self.shared.sink().turn_will_end(); // right after the slice
-                    self.shared.sink().turn_busy(true);
+                    self.sequencer.sink().turn_will_end(); // right after the slice
+                    self.sequencer.sink().turn_busy(true);
                 }
                 self.run_slice(Mode::DEFERRED_SLICE);
                 if own_turn {
-                    self.shared.sink().turn_busy(false);
+                    self.sequencer.sink().turn_busy(false);
                 }
                 if !self.queue.is_empty() {
                     self.schedule_slice();
@@ -283,14 +283,14 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     /// its views written.
     pub fn session_id(&mut self) -> Option<String> {
         self.drain_and_write_views();
-        self.shared.current_session_id(self.clock.wall_ms())
+        self.sequencer.current_session_id(self.clock.wall_ms())
     }
 
     /// `stop()`: drains and writes the views owed, then every later call (on any thread of the
     /// pipeline) is processed on its caller's turn, its views written with it.
     pub fn stop(&mut self) {
         self.drain_and_write_views();
-        self.shared.mark_stopped();
+        self.sequencer.mark_stopped();
     }
 
     fn drain_and_write_views(&mut self) {
@@ -299,7 +299,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     }
 
     fn counters(&self) -> &DispatchCounters {
-        self.shared.counters()
+        self.sequencer.counters()
     }
 
     fn run_inline(&mut self, ev: Event, started_ns: u64, mode: Mode) {
@@ -323,7 +323,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     /// queue, not per call of a burst.
     fn view_active_after_queue(&mut self) -> bool {
         if self.view_after_queue == ViewAfterQueue::AsNow {
-            let active = self.shared.with_scopes(|s| s.active_view_key().map(str::to_owned));
+            let active = self.sequencer.with_scopes(|s| s.active_view_key().map(str::to_owned));
             self.view_after_queue = active.map_or(ViewAfterQueue::Inactive, ViewAfterQueue::Active);
         }
         matches!(self.view_after_queue, ViewAfterQueue::Active(_))
@@ -340,7 +340,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
             EventKind::StopView { key } => {
                 let stops_active = match &self.view_after_queue {
                     ViewAfterQueue::Active(active) => active == key,
-                    ViewAfterQueue::AsNow => self.shared.with_scopes(|s| s.active_view_key() == Some(key.as_str())),
+                    ViewAfterQueue::AsNow => self.sequencer.with_scopes(|s| s.active_view_key() == Some(key.as_str())),
                     ViewAfterQueue::Inactive => false,
                 };
                 if stops_active {
@@ -358,7 +358,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
 
     fn enqueue(&mut self, ev: Event) {
         self.note_queued_view_call(&ev.kind);
-        if self.queue.len() >= self.shared.queue_capacity() {
+        if self.queue.len() >= self.sequencer.queue_capacity() {
             self.counters().slices_at_capacity.incr();
             self.begin_turn();
             let spent = self.run_slice(Mode::CAPACITY_SLICE);
@@ -368,10 +368,10 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
             // The first queued event of this thread: room for the default bound at once, so a
             // burst does not grow the ring by doubling (a copy of everything queued at each step)
             // on the UI thread. Pages are only touched as events fill them.
-            self.queue.reserve_exact(self.shared.queue_capacity().min(QUEUE_CAPACITY));
+            self.queue.reserve_exact(self.sequencer.queue_capacity().min(QUEUE_CAPACITY));
         }
         self.queue.push_back(ev);
-        let c = self.shared.counters();
+        let c = self.sequencer.counters();
         c.calls_queued.incr();
         c.queue_length.incr();
         c.queue_high_water.max(c.queue_length.get());
@@ -388,18 +388,18 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     /// documents may wait for it (`turn_will_end`), so they need not wake the writer one by one.
     /// A refused timer is asked for again by the next call's processing.
     fn begin_turn(&mut self) {
-        if self.turn.end_scheduled || self.shared.is_stopped() {
+        if self.turn.end_scheduled || self.sequencer.is_stopped() {
             return;
         }
         self.turn.end_scheduled = self.scheduler.schedule(Timer::TurnEnd);
         if self.turn.end_scheduled {
-            self.shared.sink().turn_will_end();
+            self.sequencer.sink().turn_will_end();
         }
     }
 
     /// Adds time spent on the caller's turn; after the turn's first processing, reports it busy.
     fn charge_turn(&mut self, spent_ns: u64, inline: bool) {
-        if self.shared.is_stopped() {
+        if self.sequencer.is_stopped() {
             return; // no budget after stop, so no turn to track
         }
         self.turn.spent_ns = self.turn.spent_ns.saturating_add(spent_ns);
@@ -411,14 +411,14 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
         // waits for an end that cannot come.
         if self.turn.end_scheduled && !self.turn.busy_reported {
             self.turn.busy_reported = true;
-            self.shared.sink().turn_busy(true);
+            self.sequencer.sink().turn_busy(true);
         }
     }
 
     /// Processes queued events until the budget is spent (at least one), then emits the coalesced
     /// view documents. Returns the time it took.
     fn run_slice(&mut self, mode: Mode) -> u64 {
-        let budget = self.shared.turn_budget_ns();
+        let budget = self.sequencer.turn_budget_ns();
         let start = self.clock.mono_ns();
         while let Some(ev) = self.queue.pop_front() {
             self.counters().queue_length.sub(1);
@@ -461,13 +461,13 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
 
     fn process(&mut self, ev: Event, mode: Mode) {
         let mut docs = std::mem::take(&mut self.docs);
-        let (consent, _due) = self.shared.apply(ev, mode.after, self.clock.mono_ns(), &mut docs);
+        let (consent, _due) = self.sequencer.apply(ev, mode.after, self.clock.mono_ns(), &mut docs);
         // A view held back here waits for the end of this slice or drain, or for the turn end
         // the inline path schedules (charge_turn); that turn end schedules what is still due.
         self.deliver_all(&mut docs, mode);
         if let Some(consent) = consent {
-            if let Err(e) = self.shared.sink().consent_changed(consent) {
-                let c = self.shared.counters();
+            if let Err(e) = self.sequencer.sink().consent_changed(consent) {
+                let c = self.sequencer.counters();
                 report(c, &c.sink_errors, mode, "consent change not delivered", &e);
             }
         }
@@ -483,7 +483,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     /// [`Timer::ViewsDue`] at its due time.
     fn emit_views(&mut self, moment: Moment, mode: Mode) {
         let mut docs = std::mem::take(&mut self.docs);
-        let due = self.shared.emit_views(moment, self.clock.mono_ns(), &mut docs);
+        let due = self.sequencer.emit_views(moment, self.clock.mono_ns(), &mut docs);
         self.deliver_all(&mut docs, mode);
         self.docs = docs;
         if let Some(due) = due {
@@ -513,7 +513,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
 
     /// Maps (non-view documents) and hands one document to the sink.
     fn deliver(&mut self, doc: Document, mode: Mode) {
-        let c = self.shared.counters();
+        let c = self.sequencer.counters();
         c.documents_produced.incr();
         let kind = doc.kind();
         let doc = match self.mapper.as_mut() {
@@ -531,7 +531,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
             },
             _ => doc,
         };
-        if let Err(e) = self.shared.sink().write(doc) {
+        if let Err(e) = self.sequencer.sink().write(doc) {
             report(c, &c.sink_errors, mode, "document not delivered to storage", &e);
         }
     }
@@ -574,15 +574,15 @@ impl<C: Clock, S: Scheduler> Drop for Dispatcher<C, S> {
                 log::info("dispatcher dropped with queued events; they were processed first");
             }
             let mut docs = std::mem::take(&mut self.docs);
-            self.shared.emit_views(Moment::Forced, self.clock.mono_ns(), &mut docs);
+            self.sequencer.emit_views(Moment::Forced, self.clock.mono_ns(), &mut docs);
             self.deliver_all(&mut docs, Mode::DRAIN);
         }));
         if self.turn.end_scheduled {
             // Its turn-end timer will never fire: the sink must not wait for that end.
-            self.shared.sink().turn_busy(false);
+            self.sequencer.sink().turn_busy(false);
         }
         if delivered.is_err() {
-            self.shared.counters().slice_errors.incr();
+            self.sequencer.counters().slice_errors.incr();
             log::error("a dispatcher going away panicked while it delivered its queued events; the rest are lost");
         }
     }
@@ -608,8 +608,8 @@ fn report(c: &DispatchCounters, counter: &Counter, mode: Mode, what: &str, err: 
     }
 }
 
-fn capture<C: Clock>(clock: &C, shared: &Pipeline, kind: EventKind, attrs: Attrs) -> Event {
-    Event { seq: shared.reserve_seq(1), wall_ms: clock.wall_ms(), mono_ns: clock.mono_ns(), kind, attrs }
+fn capture<C: Clock>(clock: &C, sequencer: &Sequencer, kind: EventKind, attrs: Attrs) -> Event {
+    Event { seq: sequencer.reserve_seq(1), wall_ms: clock.wall_ms(), mono_ns: clock.mono_ns(), kind, attrs }
 }
 
 /// Calls that land on the active view, opening a launch view when there is none.
@@ -621,20 +621,20 @@ fn opens_a_view_if_none(kind: &EventKind) -> bool {
 /// processed by the dispatcher right after the document being mapped. Cloneable; not `Send`.
 pub struct Inbox<C: Clock> {
     clock: Rc<C>,
-    shared: Arc<Pipeline>,
+    sequencer: Arc<Sequencer>,
     events: Rc<RefCell<VecDeque<Event>>>,
 }
 
 impl<C: Clock> Clone for Inbox<C> {
     fn clone(&self) -> Self {
-        Self { clock: Rc::clone(&self.clock), shared: Arc::clone(&self.shared), events: Rc::clone(&self.events) }
+        Self { clock: Rc::clone(&self.clock), sequencer: Arc::clone(&self.sequencer), events: Rc::clone(&self.events) }
     }
 }
 
 impl<C: Clock> Inbox<C> {
     /// Captures the call now (sequence, time, attributes) and leaves it for the dispatcher.
     pub fn push(&self, kind: EventKind, attrs: Attrs) {
-        let ev = capture(&*self.clock, &self.shared, kind, attrs);
+        let ev = capture(&*self.clock, &self.sequencer, kind, attrs);
         self.events.borrow_mut().push_back(ev);
     }
 
@@ -644,7 +644,7 @@ impl<C: Clock> Inbox<C> {
 
     /// The live session's id, without a drain (the dispatcher is busy).
     pub fn session_id(&self) -> Option<String> {
-        self.shared.current_session_id(self.clock.wall_ms())
+        self.sequencer.current_session_id(self.clock.wall_ms())
     }
 
     fn pop(&self) -> Option<Event> {

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::attrs::{Attrs, Merged};
 use super::config::Config;
-use super::context::{AppContext, Connectivity, Display};
+use super::context::{AppContext, Connectivity, DisplayField};
 use super::event::{ActionType, Attributes, ErrorSource, HttpMethod, ResourceKind, UserInfo};
 use super::ids::Uuid;
 use super::text::Text;
@@ -304,7 +304,7 @@ fn common_entries<M: SerializeMap>(
         m.serialize_entry("os", os)?;
     }
     if let Some(viewport) = &id.context.viewport {
-        m.serialize_entry("display", &Display { viewport })?;
+        m.serialize_entry("display", &DisplayField { viewport })?;
     }
     if let Some(connectivity) = &c.connectivity {
         m.serialize_entry("connectivity", connectivity.as_ref())?;

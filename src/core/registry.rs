@@ -16,20 +16,21 @@ use crate::log;
 
 use super::config::Config;
 use super::ids::is_uuid;
-use super::pipeline::Pipeline;
 use super::seam::DocumentSink;
+use super::sequencer::Sequencer;
 use super::stats::DispatchCounters;
 use super::storage::fs::{create_private_dir_all, normalize_lexically};
 use super::storage::{Storage, StorageError, StorageOptions};
 
-/// What every thread's handle of one directory shares.
-pub struct Shared {
+/// The pipeline of one storage directory in this process: what every thread's handle of that
+/// directory shares (its dispatchers are per thread).
+pub struct Pipeline {
     pub config: Config,
-    pub pipeline: Arc<Pipeline>,
+    pub sequencer: Arc<Sequencer>,
     pub storage: Arc<Storage>,
 }
 
-static OPEN: Lazy<Mutex<HashMap<PathBuf, Weak<Shared>>>> = Lazy::new(|| Mutex::new(HashMap::new()));
+static OPEN: Lazy<Mutex<HashMap<PathBuf, Weak<Pipeline>>>> = Lazy::new(|| Mutex::new(HashMap::new()));
 
 /// Why a pipeline could not be opened.
 #[derive(Debug)]
@@ -49,7 +50,7 @@ pub enum AttachError {
 /// background, holding the directory). Opening the directory again meanwhile waits for that
 /// writer, up to the new pipeline's `flushTimeoutMs`, instead of failing at once: the caller only
 /// dropped a pipeline and made a new one.
-pub fn attach(mut config: Config) -> Result<Arc<Shared>, AttachError> {
+pub fn attach(mut config: Config) -> Result<Arc<Pipeline>, AttachError> {
     // Lexically first: `base/x/../s` must not create `base/x` on the way.
     let dir = normalize_lexically(&config.storage_dir);
     create_private_dir_all(&dir).map_err(|e| AttachError::Dir(format!("cannot create {}: {e}", dir.display())))?;
@@ -62,7 +63,7 @@ pub fn attach(mut config: Config) -> Result<Arc<Shared>, AttachError> {
             Err(Retry::Closing(_)) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
             Err(Retry::Closing(e)) => return Err(AttachError::Storage(e.to_string())),
             Err(Retry::Fail(e)) => return Err(e),
-            Ok(shared) => return Ok(shared),
+            Ok(pipeline) => return Ok(pipeline),
         }
     }
 }
@@ -73,7 +74,7 @@ enum Retry {
     Fail(AttachError),
 }
 
-fn try_attach(config: &Config, canonical: &Path) -> Result<Arc<Shared>, Retry> {
+fn try_attach(config: &Config, canonical: &Path) -> Result<Arc<Pipeline>, Retry> {
     // A poisoned lock only means another thread panicked while holding it; the map is still valid.
     let mut open = OPEN.lock().unwrap_or_else(|p| p.into_inner());
     open.retain(|_, w| w.strong_count() > 0);
@@ -108,11 +109,11 @@ fn try_attach(config: &Config, canonical: &Path) -> Result<Arc<Shared>, Retry> {
         ));
     }
     let sink: Arc<dyn DocumentSink> = Arc::new(storage.sink());
-    let pipeline = Pipeline::new(config, sink, Arc::new(DispatchCounters::default()));
+    let sequencer = Sequencer::new(config, sink, Arc::new(DispatchCounters::default()));
     let storage = Arc::new(storage);
-    let shared = Arc::new(Shared { config: config.clone(), pipeline, storage });
-    open.insert(canonical.to_path_buf(), Arc::downgrade(&shared));
-    Ok(shared)
+    let pipeline = Arc::new(Pipeline { config: config.clone(), sequencer, storage });
+    open.insert(canonical.to_path_buf(), Arc::downgrade(&pipeline));
+    Ok(pipeline)
 }
 
 fn canonical(dir: &Path) -> Result<PathBuf, AttachError> {

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use super::js::{Js, TeardownHook, Value};
 use super::scheduler::HostDispatcher;
-use crate::core::registry::Shared;
+use crate::core::registry::Pipeline;
 use crate::core::storage::FlushOutcome;
 use crate::log;
 
@@ -33,7 +33,7 @@ pub struct Teardown {
 /// What the teardown hook needs.
 struct Hook {
     dispatcher: rc::Weak<RefCell<HostDispatcher>>,
-    shared: Weak<Shared>,
+    pipeline: Weak<Pipeline>,
     timeout: Duration,
     has_mapper: Cell<bool>,
 }
@@ -42,10 +42,10 @@ impl Teardown {
     pub fn register(
         js: Js<'_>,
         dispatcher: rc::Weak<RefCell<HostDispatcher>>,
-        shared: Weak<Shared>,
+        pipeline: Weak<Pipeline>,
         timeout: Duration,
     ) -> napi_ohos::Result<Self> {
-        let hook = Hook { dispatcher, shared, timeout, has_mapper: Cell::new(false) };
+        let hook = Hook { dispatcher, pipeline, timeout, has_mapper: Cell::new(false) };
         let hook = TeardownHook::register(js, hook, on_env_teardown).map_err(|()| {
             napi_ohos::Error::new(
                 napi_ohos::Status::GenericFailure,
@@ -79,8 +79,8 @@ fn on_env_teardown(hook: &Hook) {
     if let Some(d) = hook.dispatcher.upgrade() {
         drain_without_js(&d, hook.has_mapper.get(), "the JS environment ended");
     }
-    if let Some(shared) = hook.shared.upgrade() {
-        if !matches!(shared.storage.flush(hook.timeout), FlushOutcome::Done) {
+    if let Some(pipeline) = hook.pipeline.upgrade() {
+        if !matches!(pipeline.storage.flush(hook.timeout), FlushOutcome::Done) {
             log::warn("the writer did not finish before the JS environment ended");
         }
     }

@@ -31,14 +31,14 @@ use crate::core::attrs::Attrs;
 use crate::core::config::{global_attribute_bytes, Config, TrackingConsent, MAX_ACTIONS_PER_CALL};
 use crate::core::dispatch::{Dispatcher, Inbox};
 use crate::core::event::{ActionType, ErrorSource, EventKind, HttpMethod, ResourceKind, UserInfo};
-use crate::core::registry::{self, AttachError, Shared};
+use crate::core::registry::{self, AttachError, Pipeline};
 use crate::core::seam::Clock;
 use crate::core::storage::{Batch, FlushOutcome, StorageError};
 use crate::log;
 
 /// A RUM pipeline on this JS thread: capture, adaptive dispatch, coalescing, batch writer.
 pub struct BindingPipeline {
-    shared: Arc<Shared>,
+    pipeline: Arc<Pipeline>,
     dispatcher: Rc<RefCell<HostDispatcher>>,
     /// Where calls made while the dispatcher is busy (from inside the event mapper) go.
     inbox: Inbox<HostClock>,
@@ -93,14 +93,14 @@ impl BindingPipeline {
         let config = Config::try_from(options)
             .map_err(|e| throw(js, ArgError::Range(format!("RumPipeline: options.{} {}", e.field, e.reason))))?;
         let max_event = usize::try_from(config.event_max_bytes).unwrap_or(usize::MAX);
-        let shared = registry::attach(config).map_err(|e| {
+        let pipeline = registry::attach(config).map_err(|e| {
             let (AttachError::Dir(m) | AttachError::Storage(m) | AttachError::Conflict(m)) = e;
             throw(js, ArgError::Range(format!("RumPipeline: options.storageDir {m}")))
         })?;
         let timers: TimerTarget = Rc::new(RefCell::new(None));
         let scheduler = HostScheduler::new(js, timers.clone())?;
         let clock = HostClock::new();
-        let dispatcher = Rc::new(RefCell::new(Dispatcher::new(shared.pipeline.clone(), clock.clone(), scheduler)));
+        let dispatcher = Rc::new(RefCell::new(Dispatcher::new(pipeline.sequencer.clone(), clock.clone(), scheduler)));
         let inbox = dispatcher.borrow().inbox();
         let weak = Rc::downgrade(&dispatcher);
         *timers.borrow_mut() = Some(Box::new(move |timer| {
@@ -113,10 +113,19 @@ impl BindingPipeline {
         let teardown = Teardown::register(
             js,
             Rc::downgrade(&dispatcher),
-            Arc::downgrade(&shared),
-            Duration::from_millis(shared.config.flush_timeout_ms.into()),
+            Arc::downgrade(&pipeline),
+            Duration::from_millis(pipeline.config.flush_timeout_ms.into()),
         )?;
-        Ok(Self { shared, dispatcher, inbox, clock, _timers: timers, max_event, teardown, visitor: Visitor::default() })
+        Ok(Self {
+            pipeline,
+            dispatcher,
+            inbox,
+            clock,
+            _timers: timers,
+            max_event,
+            teardown,
+            visitor: Visitor::default(),
+        })
     }
 
     /// Hands one event to the dispatcher, or to the inbox when called from inside the mapper.
@@ -159,7 +168,7 @@ impl BindingPipeline {
     /// of them could end the session) nor from inside the event mapper.
     fn untracked(&self) -> bool {
         let Ok(d) = self.dispatcher.try_borrow() else { return false };
-        d.queue_len() == 0 && self.shared.pipeline.skips_untracked(self.clock.wall_ms())
+        d.queue_len() == 0 && self.pipeline.sequencer.skips_untracked(self.clock.wall_ms())
     }
 
     fn attrs(&self, r: &Args<'_>, v: Value<'_>) -> ArgResult<Attrs> {
@@ -274,7 +283,7 @@ impl BindingPipeline {
             let stack = self.opt_text(r, stack, "stack")?;
             Ok((EventKind::Error { message, source: ErrorSource::Source, stack, is_crash: true }, Attrs::default()))
         })?;
-        Ok(self.outcome(self.shared.storage.flush_crash(self.timeout())))
+        Ok(self.outcome(self.pipeline.storage.flush_crash(self.timeout())))
     }
 
     pub fn start_resource<'e>(
@@ -332,7 +341,7 @@ impl BindingPipeline {
             // The same checks as an attribute's value.
             let value = r.attribute_value(value, "value", self.max_event)?;
             let bytes = global_attribute_bytes(&key, &value);
-            self.shared.pipeline.reserve_global(&key, bytes).map_err(|(total, max)| {
+            self.pipeline.sequencer.reserve_global(&key, bytes).map_err(|(total, max)| {
                 ArgError::Range(format!(
                     "addAttribute: the global attributes would take {total} bytes of every document, more than \
                      {max} (half of eventMaxBytes); remove some with removeAttribute"
@@ -345,7 +354,7 @@ impl BindingPipeline {
     pub fn remove_attribute<'e>(&'e self, js: Js<'e>, key: Value<'e>) -> Result<()> {
         self.record(js, "removeAttribute", |r| {
             let key = self.text(r, key, "key")?;
-            self.shared.pipeline.release_global(&key);
+            self.pipeline.sequencer.release_global(&key);
             Ok((EventKind::RemoveAttribute { key }, Attrs::default()))
         })
     }
@@ -414,7 +423,7 @@ impl BindingPipeline {
 
     pub fn flush(&self, _js: Js<'_>) -> Result<bool> {
         self.drain();
-        Ok(self.outcome(self.shared.storage.flush(self.timeout())))
+        Ok(self.outcome(self.pipeline.storage.flush(self.timeout())))
     }
 
     pub fn stop(&self, _js: Js<'_>) -> Result<bool> {
@@ -422,9 +431,9 @@ impl BindingPipeline {
             Ok(mut d) => d.stop(),
             // From inside the event mapper: no nested drain (the queue goes on through its
             // slices), but the pipeline does stop queuing, as the caller was told.
-            Err(_) => self.shared.pipeline.mark_stopped(),
+            Err(_) => self.pipeline.sequencer.mark_stopped(),
         }
-        Ok(self.outcome(self.shared.storage.flush(self.timeout())))
+        Ok(self.outcome(self.pipeline.storage.flush(self.timeout())))
     }
 
     pub fn set_event_mapper<'e>(&'e self, js: Js<'e>, mapper: Value<'e>) -> Result<()> {
@@ -457,12 +466,12 @@ impl BindingPipeline {
     }
 
     pub fn stats(&self, _js: Js<'_>) -> Result<BindingPipelineStats> {
-        let storage = self.shared.storage.counters();
-        Ok(BindingPipelineStats::read(&Sources { dispatch: self.shared.pipeline.counters(), storage: &storage }))
+        let storage = self.pipeline.storage.counters();
+        Ok(BindingPipelineStats::read(&Sources { dispatch: self.pipeline.sequencer.counters(), storage: &storage }))
     }
 
     pub fn next_batch<'e>(&'e self, js: Js<'e>) -> Result<Option<Value<'e>>> {
-        let batch = match self.shared.storage.next_batch() {
+        let batch = match self.pipeline.storage.next_batch() {
             Ok(Some(b)) => b,
             Ok(None) | Err(StorageError::Busy(_)) => return Ok(None),
             // A fault of the disk, not of the caller: an uploader that does not catch must not
@@ -475,14 +484,14 @@ impl BindingPipeline {
         let id = batch.id.clone();
         batch_object(js, batch).map(Some).inspect_err(|_| {
             // Nobody will complete this claim: release it so the next call returns it.
-            let _ = self.shared.storage.complete_batch(&id, false);
+            let _ = self.pipeline.storage.complete_batch(&id, false);
         })
     }
 
     pub fn complete_batch<'e>(&'e self, js: Js<'e>, id: Value<'e>, delivered: Value<'e>) -> Result<()> {
         let r = self.args(js, "completeBatch");
         let (id, delivered) = checked(js, || Ok((r.string(id, "id")?, r.boolean(delivered, "delivered")?)))?;
-        match self.shared.storage.complete_batch(&id, delivered) {
+        match self.pipeline.storage.complete_batch(&id, delivered) {
             Ok(()) => Ok(()),
             Err(e @ StorageError::UnknownBatch(_)) => Err(throw(js, ArgError::Range(format!("completeBatch: id {e}")))),
             // As in nextBatch: counted in stats().uploadErrors, logged, not thrown.
@@ -494,11 +503,11 @@ impl BindingPipeline {
     }
 
     pub fn pending_batches(&self, _js: Js<'_>) -> Result<f64> {
-        Ok(self.shared.storage.pending_batches() as f64)
+        Ok(self.pipeline.storage.pending_batches() as f64)
     }
 
     fn timeout(&self) -> Duration {
-        Duration::from_millis(self.shared.config.flush_timeout_ms.into())
+        Duration::from_millis(self.pipeline.config.flush_timeout_ms.into())
     }
 
     fn outcome(&self, o: FlushOutcome) -> bool {

@@ -15,8 +15,8 @@ use rum_native::core::config::{Config, TrackingConsent};
 use rum_native::core::dispatch::Dispatcher;
 use rum_native::core::document::{Document, DocumentKind};
 use rum_native::core::event::{ActionType, ErrorSource, Event, EventKind, UserInfo};
-use rum_native::core::pipeline::Pipeline;
 use rum_native::core::seam::{Clock, DocumentSink, EventMapper, MapOutcome, MapperError, Scheduler, SinkError, Timer};
+use rum_native::core::sequencer::Sequencer;
 use rum_native::core::stats::DispatchCounters;
 
 pub const WALL_BASE_MS: i64 = 1_700_000_000_000;
@@ -317,7 +317,7 @@ pub struct Harness {
     pub sink: Arc<TestSink>,
     pub clock: VClock,
     pub counters: Arc<DispatchCounters>,
-    pub shared: Arc<Pipeline>,
+    pub shared: Arc<Sequencer>,
 }
 
 /// A dispatcher with a 4 ms budget by default, its sink charging `cost_ns` per document.
@@ -334,7 +334,7 @@ pub fn harness_with(config: &Config, costs: Vec<u64>, seed: u64) -> Harness {
     let clock = VClock::default();
     let sink = TestSink::with_costs(clock.clone(), costs);
     let counters = Arc::new(DispatchCounters::default());
-    let shared = Pipeline::with_id_seed(config, sink.clone(), counters.clone(), seed);
+    let shared = Sequencer::with_id_seed(config, sink.clone(), counters.clone(), seed);
     let d = Dispatcher::new(Arc::clone(&shared), clock.clone(), ManualScheduler::default());
     Harness { d, sink, clock, counters, shared }
 }

@@ -17,9 +17,9 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::context::{warn, IoContext};
 use super::error::StorageError;
 use super::fs::remove_if_exists;
+use super::io_context::{warn, IoContext};
 use super::limits::Limits;
 use super::names::FileId;
 use super::segment::{OpenFile, Tally, WriteFailure, WRITE_CHUNK};

@@ -32,12 +32,13 @@
 //! # Ok::<(), rum_native::core::storage::StorageError>(())
 //! ```
 
+mod access;
 mod backlog;
 mod batches;
-mod context;
 mod error;
 pub mod fs;
 mod gate;
+mod io_context;
 pub mod json;
 mod lease;
 mod limits;
@@ -47,7 +48,6 @@ mod pre_consent;
 mod reader;
 mod recovery;
 mod segment;
-mod shared;
 mod store;
 mod writer;
 
@@ -60,9 +60,9 @@ use std::time::{Duration, Instant};
 
 use flume::{RecvTimeoutError, Sender};
 
-pub use context::{system_clock, WallClock};
 pub use error::StorageError;
 pub use fs::{Fs, RealFs};
+pub use io_context::{system_clock, WallClock};
 pub use names::{PENDING_DIR, RUM_DIR};
 pub use reader::Batch;
 pub use segment::WRITE_CHUNK;
@@ -76,12 +76,12 @@ use crate::core::document::Document;
 use crate::core::seam::{DocumentSink, SinkError};
 use crate::core::stats::StorageCounters;
 use crate::log;
+use access::{Deferred, StoreAccess};
 use backlog::Backlog;
 use batches::Next;
 use gate::TurnGate;
 use lease::DirLease;
 use limits::Limits;
-use shared::{Deferred, Shared};
 use store::Store;
 use writer::{Hold, Msg};
 
@@ -121,7 +121,7 @@ impl fmt::Debug for StorageOptions {
 
 /// One storage directory: its writer thread and its upload side. One per directory per process.
 pub struct Storage {
-    shared: Arc<Shared>,
+    access: Arc<StoreAccess>,
     tx: Sender<Msg>,
     backlog: Arc<Backlog>,
     gate: Arc<TurnGate>,
@@ -150,7 +150,7 @@ impl Storage {
         let store = Store::open(options.fs, options.clock.clone(), limits, counters.clone(), &root)?;
         let backlog_max = options.backlog_max.unwrap_or_else(|| backlog_bound(config));
         let backlog = Arc::new(Backlog::with_max(counters.clone(), backlog_max));
-        let shared = Arc::new(Shared::new(store, counters, options.clock, config.event_max_bytes, lease));
+        let access = Arc::new(StoreAccess::new(store, counters, options.clock, config.event_max_bytes, lease));
         // Unbounded, so a send never blocks the JS thread; `backlog` bounds it in bytes.
         let (tx, rx) = flume::unbounded();
         // First in the channel, so no document is handled before the consent is known.
@@ -158,9 +158,9 @@ impl Storage {
         let tick = Duration::from_millis(config.batch_window_ms.clamp(1, 60_000));
         let gate = Arc::new(TurnGate::new(options.writer_hold));
         let hold = Hold::new(gate.clone());
-        let handle = writer::spawn(shared.clone(), rx, tick, backlog.clone(), hold).map_err(StorageError::Spawn)?;
+        let handle = writer::spawn(access.clone(), rx, tick, backlog.clone(), hold).map_err(StorageError::Spawn)?;
         Ok(Storage {
-            shared,
+            access,
             tx,
             backlog,
             gate,
@@ -197,7 +197,7 @@ impl Storage {
         match answer.recv_timeout(timeout) {
             Ok(outcome) => outcome,
             Err(RecvTimeoutError::Timeout) => {
-                self.shared.counters.flush_timeouts.incr();
+                self.access.counters.flush_timeouts.incr();
                 FlushOutcome::TimedOut
             }
             Err(RecvTimeoutError::Disconnected) => FlushOutcome::Failed("the storage writer stopped".into()),
@@ -227,7 +227,7 @@ impl Storage {
         let deadline = Instant::now() + UPLOAD_LOCK_WAIT;
         loop {
             let (claim, fs) = {
-                let Some(mut store) = self.shared.lock_until(deadline) else {
+                let Some(mut store) = self.access.lock_until(deadline) else {
                     wait.gave_up = true;
                     return Err(StorageError::Busy(UPLOAD_LOCK_WAIT));
                 };
@@ -332,12 +332,12 @@ impl Storage {
     /// None or [`StorageError::Busy`] while this is above 0, the batches are not ready yet: ask
     /// again shortly.
     pub fn pending_batches(&self) -> u64 {
-        self.shared.counters.batches_pending.get()
+        self.access.counters.batches_pending.get()
     }
 
     fn count_upload_error<T>(&self, result: Result<T, StorageError>) -> Result<T, StorageError> {
         if let Err(StorageError::Io { .. }) = &result {
-            self.shared.counters.upload_errors.incr();
+            self.access.counters.upload_errors.incr();
         }
         result
     }
@@ -347,13 +347,13 @@ impl Storage {
     /// the store for one batch at a time then, and `pending_batches` tells that case).
     fn count_wait(&self, wait: UploadWait) {
         if wait.gave_up && !wait.unchecked {
-            self.shared.counters.upload_waits_given_up.incr();
+            self.access.counters.upload_waits_given_up.incr();
         }
     }
 
     /// Makes an upload-side change now, or leaves it to the next holder of the store.
     fn apply_or_defer(&self, deadline: Instant, wait: &mut UploadWait, op: Deferred) -> Result<(), StorageError> {
-        match self.shared.lock_until(deadline) {
+        match self.access.lock_until(deadline) {
             Some(mut store) => {
                 let result = op.apply(&mut store);
                 store.publish();
@@ -361,7 +361,7 @@ impl Storage {
             }
             None => {
                 wait.gave_up = true;
-                self.shared.defer(op);
+                self.access.defer(op);
                 Ok(())
             }
         }
@@ -369,7 +369,7 @@ impl Storage {
 
     /// The storage's counters (shared with the writer thread; read them any time).
     pub fn counters(&self) -> Arc<StorageCounters> {
-        self.shared.counters.clone()
+        self.access.counters.clone()
     }
 
     /// `<storageDir>/rum`
@@ -397,7 +397,7 @@ impl Storage {
                 FlushOutcome::Done
             }
             Err(RecvTimeoutError::Timeout) => {
-                self.shared.counters.flush_timeouts.incr();
+                self.access.counters.flush_timeouts.incr();
                 log::warn("storage: the writer did not stop within the timeout; it finishes in the background");
                 FlushOutcome::TimedOut
             }

@@ -6,8 +6,8 @@
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
-use super::context::{warn, IoContext};
 use super::fs::remove_if_exists;
+use super::io_context::{warn, IoContext};
 use super::names::{FileId, PENDING_DIR};
 use super::segment::{OpenFile, WRITE_CHUNK};
 use crate::core::stats::StorageCounters;

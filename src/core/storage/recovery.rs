@@ -17,8 +17,8 @@ use std::io;
 use std::path::Path;
 
 use super::batches::{Batches, Check, Entry};
-use super::context::{warn, IoContext};
 use super::error::StorageError;
+use super::io_context::{warn, IoContext};
 use super::names::{FileId, FileName};
 use super::pre_consent::{Chunk, PreConsent};
 use super::segment::{count_lines, whole_lines, Tally};

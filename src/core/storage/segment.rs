@@ -9,8 +9,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::context::{vanished, IoContext};
 use super::fs::{AppendFile, Fs};
+use super::io_context::{vanished, IoContext};
 use super::names::FileId;
 
 /// Write out once this many bytes are waiting; the floor the benchmark compares with writes in

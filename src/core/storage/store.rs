@@ -11,9 +11,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::batches::{Batches, Next};
-use super::context::{IoContext, WallClock};
 use super::error::StorageError;
 use super::fs::Fs;
+use super::io_context::{IoContext, WallClock};
 use super::limits::Limits;
 use super::names::FileId;
 use super::ndjson;

@@ -16,11 +16,11 @@ use std::time::{Duration, Instant};
 
 use flume::{Receiver, Sender};
 
+use super::access::StoreAccess;
 use super::backlog::Backlog;
-use super::context::warn;
 use super::gate::{Park, TurnGate};
+use super::io_context::warn;
 use super::json;
-use super::shared::Shared;
 use super::store::Store;
 #[cfg(doc)]
 use crate::core::config::WRITER_HOLD_MAX_MS;
@@ -88,19 +88,19 @@ impl Hold {
 }
 
 pub(crate) fn spawn(
-    shared: Arc<Shared>,
+    access: Arc<StoreAccess>,
     rx: Receiver<Msg>,
     tick: Duration,
     backlog: Arc<Backlog>,
     hold: Hold,
 ) -> std::io::Result<JoinHandle<()>> {
     thread::Builder::new().name("rum-writer".into()).spawn(move || {
-        Writer { shared, backlog, hold, consent: TrackingConsent::Pending, scratch: Vec::new(), tick, now: 0 }.run(rx);
+        Writer { access, backlog, hold, consent: TrackingConsent::Pending, scratch: Vec::new(), tick, now: 0 }.run(rx);
     })
 }
 
 struct Writer {
-    shared: Arc<Shared>,
+    access: Arc<StoreAccess>,
     backlog: Arc<Backlog>,
     hold: Hold,
     /// Set by the first message, which `open` sends with the configured consent.
@@ -158,7 +158,7 @@ impl Writer {
         // Taken off the channel first, then the clock: a document sent after a clock change is
         // never stamped with the time before it.
         let msgs = rx.drain();
-        self.now = (self.shared.clock)();
+        self.now = (self.access.clock)();
         for msg in msgs {
             stop = self.handle_guarded(msg);
             if stop {
@@ -175,7 +175,7 @@ impl Writer {
     /// sealed), at most one window; None without an active batch.
     fn idle_wait(&self) -> Option<Duration> {
         let (deadline, now) = {
-            let store = self.shared.lock();
+            let store = self.access.lock();
             (store.window_deadline()?, store.now())
         };
         let left = u64::try_from(deadline.saturating_sub(now)).unwrap_or(0);
@@ -187,7 +187,7 @@ impl Writer {
 
     fn check_next_adopted_guarded(&self) -> bool {
         catch_unwind(AssertUnwindSafe(|| {
-            let mut store = self.shared.lock();
+            let mut store = self.access.lock();
             let more = store.check_next_adopted();
             store.publish();
             more
@@ -198,12 +198,12 @@ impl Writer {
     /// `f` on the store, then publish; a panic in it is caught like one in [`Self::handle_guarded`].
     fn with_store_guarded(&self, f: fn(&mut Store)) {
         let done = catch_unwind(AssertUnwindSafe(|| {
-            let mut store = self.shared.lock();
+            let mut store = self.access.lock();
             f(&mut store);
             store.publish();
         }));
         if done.is_err() {
-            self.shared.counters.write_errors.incr();
+            self.access.counters.write_errors.incr();
             log::error("storage: the writer caught a panic while writing; it goes on");
         }
     }
@@ -215,7 +215,7 @@ impl Writer {
         match catch_unwind(AssertUnwindSafe(|| self.handle(msg))) {
             Ok(stop) => stop,
             Err(_) => {
-                self.shared.counters.write_errors.incr();
+                self.access.counters.write_errors.incr();
                 log::error("storage: the writer caught a panic; the message was dropped");
                 is_shutdown
             }
@@ -231,7 +231,7 @@ impl Writer {
             }
             Msg::Consent(consent) => {
                 self.consent = consent;
-                let mut store = self.shared.lock();
+                let mut store = self.access.lock();
                 store.write_out_all();
                 store.apply_consent(consent);
                 store.publish();
@@ -253,7 +253,7 @@ impl Writer {
     }
 
     fn on_document(&mut self, doc: Document) {
-        let counters = &self.shared.counters;
+        let counters = &self.access.counters;
         counters.documents_received.incr();
         if self.consent == TrackingConsent::NotGranted {
             counters.dropped_consent.incr();
@@ -262,19 +262,19 @@ impl Writer {
         self.scratch.clear();
         if let Err(e) = json::to_writer(&mut self.scratch, &doc) {
             counters.dropped_serialize.incr();
-            self.shared.lock().warn_once(warn::DROP_SERIALIZE, || format!("a document could not be serialized: {e}"));
+            self.access.lock().warn_once(warn::DROP_SERIALIZE, || format!("a document could not be serialized: {e}"));
             return;
         }
         drop(doc);
         let len = self.scratch.len() as u64;
-        if len > self.shared.event_max_bytes {
+        if len > self.access.event_max_bytes {
             counters.dropped_oversize.incr();
-            self.shared.lock().warn_once(warn::DROP_OVERSIZE, || {
+            self.access.lock().warn_once(warn::DROP_OVERSIZE, || {
                 format!("a {len}-byte document is larger than eventMaxBytes: dropped")
             });
         } else {
             self.scratch.push(b'\n');
-            let mut store = self.shared.lock();
+            let mut store = self.access.lock();
             match self.consent {
                 TrackingConsent::Pending => store.buffer_line(&self.scratch, self.now),
                 _ => store.append_line(&self.scratch, self.now),
@@ -288,7 +288,7 @@ impl Writer {
     /// Writes everything waiting and seals the active batch; `sync` adds the fsyncs of the crash
     /// path. Reports the first failure since the previous flush.
     fn flush(&mut self, sync: bool) -> FlushOutcome {
-        match self.shared.lock().flush(sync) {
+        match self.access.lock().flush(sync) {
             None => FlushOutcome::Done,
             Some(reason) => FlushOutcome::Failed(reason),
         }

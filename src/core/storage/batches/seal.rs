@@ -22,9 +22,9 @@ use flate2::write::GzEncoder;
 use flate2::Compression;
 
 use super::{Batches, Check, Entry, Eviction};
-use crate::core::storage::context::{warn, IoContext};
 use crate::core::storage::error::StorageError;
 use crate::core::storage::fs::remove_if_exists;
+use crate::core::storage::io_context::{warn, IoContext};
 use crate::core::storage::names::FileId;
 use crate::core::storage::ndjson::keep_documents;
 use crate::core::storage::reader::reduce_views;

@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::context::WallClock;
 use super::error::StorageError;
+use super::io_context::WallClock;
 use super::lease::DirLease;
 use super::names::FileId;
 use super::store::Store;
@@ -15,14 +15,14 @@ use crate::core::stats::StorageCounters;
 use crate::log;
 
 /// What the writer thread and the upload side share.
-pub(crate) struct Shared {
+pub(crate) struct StoreAccess {
     pub store: Mutex<Store>,
     pub counters: Arc<StorageCounters>,
     pub clock: WallClock,
     pub event_max_bytes: u64,
     /// Held while the storage or its thread lives: no second storage opens the directory.
     pub _lease: DirLease,
-    /// Upload-side changes that could not wait for the store (see [`Shared::lock_until`]);
+    /// Upload-side changes that could not wait for the store (see [`StoreAccess::lock_until`]);
     /// whoever takes the store next applies them first.
     deferred: Mutex<Vec<Deferred>>,
     has_deferred: AtomicBool,
@@ -59,7 +59,7 @@ impl Deferred {
     }
 }
 
-impl Shared {
+impl StoreAccess {
     pub fn new(
         store: Store,
         counters: Arc<StorageCounters>,

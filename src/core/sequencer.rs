@@ -21,7 +21,7 @@ use super::seam::DocumentSink;
 use super::stats::DispatchCounters;
 
 /// Scopes, sequence, sink and counters of one pipeline.
-pub struct Pipeline {
+pub struct Sequencer {
     scopes: Mutex<Scopes>,
     /// Last sequence number handed out; events get 1, 2, 3, … in call order.
     seq: AtomicU64,
@@ -47,7 +47,7 @@ struct GlobalSizes {
     total: u64,
 }
 
-impl Pipeline {
+impl Sequencer {
     /// A pipeline for `config` (assumed validated) writing to `sink`.
     pub fn new(config: &Config, sink: Arc<dyn DocumentSink>, counters: Arc<DispatchCounters>) -> Arc<Self> {
         Self::build(config, sink, counters, IdGen::from_entropy())
