@@ -1,4 +1,4 @@
-//! The batch writer (DESIGN.md, "The storage contract"): documents handed over by the dispatcher
+//! The batch writer (docs/design.md, "Storage"): documents handed over by the dispatcher
 //! are serialized on a writer thread and appended as NDJSON lines to batch files under
 //! `<storageDir>/rum/`, in the order they were sent, under a disk quota; an uploader claims sealed
 //! batches and acknowledges them.
@@ -45,18 +45,17 @@ mod limits;
 mod names;
 mod ndjson;
 mod pre_consent;
-mod reader;
 mod recovery;
 mod segment;
 mod store;
+mod upload;
 mod writer;
 
-use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use flume::{RecvTimeoutError, Sender};
 
@@ -64,29 +63,25 @@ pub use error::StorageError;
 pub use fs::{Fs, RealFs};
 pub use io_context::{system_clock, WallClock};
 pub use names::{PENDING_DIR, RUM_DIR};
-pub use reader::Batch;
 pub use segment::WRITE_CHUNK;
+pub use upload::Batch;
 pub use writer::FlushOutcome;
 
 use crate::core::config::{
-    BatchEncoding, Config, TrackingConsent, GZIP_BACKLOG_FACTOR, UPLOAD_LOCK_WAIT_MS, WRITER_BACKLOG_MAX_BYTES,
-    WRITER_BACKLOG_MIN_BYTES, WRITER_BACKLOG_QUOTAS, WRITER_HOLD_MAX_MS,
+    BatchEncoding, Config, TrackingConsent, GZIP_BACKLOG_FACTOR, WRITER_BACKLOG_MAX_BYTES, WRITER_BACKLOG_MIN_BYTES,
+    WRITER_BACKLOG_QUOTAS, WRITER_HOLD_MAX_MS,
 };
 use crate::core::document::Document;
 use crate::core::seam::{DocumentSink, SinkError};
 use crate::core::stats::StorageCounters;
 use crate::log;
-use access::{Deferred, StoreAccess};
+use access::StoreAccess;
 use backlog::Backlog;
-use batches::Next;
 use gate::TurnGate;
 use lease::DirLease;
 use limits::Limits;
 use store::Store;
 use writer::{Hold, Msg};
-
-/// [`UPLOAD_LOCK_WAIT_MS`] as a duration.
-const UPLOAD_LOCK_WAIT: Duration = Duration::from_millis(UPLOAD_LOCK_WAIT_MS);
 
 /// The seams of the storage: its clock and its file system. `Default` is the real ones.
 #[derive(Clone)]
@@ -211,98 +206,14 @@ impl Storage {
     /// timeout: a stale claim is released by a later call, or at the next open), no other call
     /// returns it.
     ///
-    /// Waits at most [`UPLOAD_LOCK_WAIT_MS`] for the writer; past it (a stalled disk) the result
+    /// Claims the oldest sealed batch and reads it (`upload.rs`).
+    ///
+    /// Waits at most [`UPLOAD_LOCK_WAIT_MS`](crate::core::config::UPLOAD_LOCK_WAIT_MS) for the writer; past it (a stalled disk) the result
     /// is [`StorageError::Busy`] and nothing changed. Right after open, the oldest batch may be a
     /// compressed one the writer has not checked yet: waited for within the same bound, then
     /// `Busy` too ([`Storage::pending_batches`] tells these apart from "nothing to upload").
     pub fn next_batch(&self) -> Result<Option<Batch>, StorageError> {
-        let mut wait = UploadWait::default();
-        let result = self.claim_and_read(&mut wait);
-        self.count_wait(wait);
-        self.count_upload_error(result)
-    }
-
-    fn claim_and_read(&self, wait: &mut UploadWait) -> Result<Option<Batch>, StorageError> {
-        // One bound for the whole call, however many claims it goes through.
-        let deadline = Instant::now() + UPLOAD_LOCK_WAIT;
-        loop {
-            let (claim, fs) = {
-                let Some(mut store) = self.access.lock_until(deadline) else {
-                    wait.gave_up = true;
-                    return Err(StorageError::Busy(UPLOAD_LOCK_WAIT));
-                };
-                let claim = store.claim_next();
-                store.publish();
-                (claim?, store.fs())
-            };
-            let claim = match claim {
-                Next::Claimed(claim) => claim,
-                Next::Nothing => return Ok(None),
-                // A compressed batch found at open, not checked yet: the writer does it first
-                // thing (decompressing there, never here). Waited for within the same bound as
-                // the lock: past it, the writer is busy.
-                Next::Unchecked if Instant::now() < deadline => {
-                    wait.unchecked = true;
-                    std::thread::sleep(Duration::from_millis(1));
-                    continue;
-                }
-                Next::Unchecked => return Err(StorageError::Busy(UPLOAD_LOCK_WAIT)),
-            };
-            // Read outside the lock: the writer never touches a claimed file.
-            let data = match fs.read(&claim.path) {
-                Ok(data) => data,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    let _ = self.apply_or_defer(
-                        deadline,
-                        wait,
-                        Deferred::Forget { id: claim.id, claimed_ms: claim.claimed_ms },
-                    );
-                    continue;
-                }
-                // Left claimed: the next call goes on with the next batch instead of failing on
-                // this one again; the claim goes stale and the read is retried later.
-                Err(e) => return Err(StorageError::io("read", claim.path, e)),
-            };
-            if claim.encoding == BatchEncoding::Gzip {
-                // Views were reduced and lines checked when it was sealed (or found at open).
-                if claim.events == 0 {
-                    let _ = self.apply_or_defer(
-                        deadline,
-                        wait,
-                        Deferred::Discard { id: claim.id, claimed_ms: claim.claimed_ms },
-                    );
-                    continue;
-                }
-                let bytes = data.len() as u64;
-                let (id, encoding, event_count) = (claim.ticket(), claim.encoding, claim.events);
-                return Ok(Some(Batch { id, body: data, encoding, event_count, bytes }));
-            }
-            let whole = segment::whole_lines(&data);
-            // Only a batch found at open with lines that are not documents: never the writer's.
-            let filtered = claim.filter.then(|| ndjson::keep_documents(whole).0);
-            let (reduced, event_count) = reader::reduce_views(filtered.as_deref().unwrap_or(whole));
-            let body = match reduced {
-                Cow::Owned(body) => body,
-                // Nothing to reduce: the filtered lines, or the whole lines read, are the body.
-                Cow::Borrowed(kept) => {
-                    let len = kept.len();
-                    let mut body = filtered.unwrap_or(data);
-                    body.truncate(len);
-                    body
-                }
-            };
-            if event_count == 0 {
-                let _ = self.apply_or_defer(
-                    deadline,
-                    wait,
-                    Deferred::Discard { id: claim.id, claimed_ms: claim.claimed_ms },
-                );
-                continue;
-            }
-            let bytes = body.len() as u64;
-            let encoding = BatchEncoding::Identity;
-            return Ok(Some(Batch { id: claim.ticket(), body, encoding, event_count, bytes }));
-        }
+        upload::next_batch(&self.access)
     }
 
     /// The uploader's answer for a claimed batch: `delivered` deletes it; otherwise the claim is
@@ -310,20 +221,11 @@ impl Storage {
     /// exactly one `next_batch` returned for a claim still held (another encoding, claim time or
     /// batch) is [`StorageError::UnknownBatch`], naming the id as given, and changes nothing.
     ///
-    /// If the writer holds the directory past [`UPLOAD_LOCK_WAIT_MS`] (a stalled disk), the id
+    /// If the writer holds the directory past [`UPLOAD_LOCK_WAIT_MS`](crate::core::config::UPLOAD_LOCK_WAIT_MS) (a stalled disk), the id
     /// is checked only for its form and the change is left to the writer, which makes it before
     /// its next document; an id of a batch that is not claimed is then logged, not returned.
     pub fn complete_batch(&self, id_text: &str, delivered: bool) -> Result<(), StorageError> {
-        let (id, claimed_ms, gzip) = reader::parse_batch_id(id_text)?;
-        let deadline = Instant::now() + UPLOAD_LOCK_WAIT;
-        let op = Deferred::Complete { id, claimed_ms, gzip, delivered };
-        let mut wait = UploadWait::default();
-        let result = self.apply_or_defer(deadline, &mut wait, op);
-        self.count_wait(wait);
-        match result {
-            Err(StorageError::UnknownBatch(_)) => Err(StorageError::UnknownBatch(id_text.to_owned())),
-            result => self.count_upload_error(result),
-        }
+        upload::complete_batch(&self.access, id_text, delivered)
     }
 
     /// Sealed batches waiting for [`Storage::next_batch`]: not claimed, still to be uploaded,
@@ -332,39 +234,7 @@ impl Storage {
     /// None or [`StorageError::Busy`] while this is above 0, the batches are not ready yet: ask
     /// again shortly.
     pub fn pending_batches(&self) -> u64 {
-        self.access.counters.batches_pending.get()
-    }
-
-    fn count_upload_error<T>(&self, result: Result<T, StorageError>) -> Result<T, StorageError> {
-        if let Err(StorageError::Io { .. }) = &result {
-            self.access.counters.upload_errors.incr();
-        }
-        result
-    }
-
-    /// `uploadWaitsGivenUp`: once per call that gave up waiting for the store, unless it was
-    /// waiting for the check of a compressed batch found at open (not a stall: the writer holds
-    /// the store for one batch at a time then, and `pending_batches` tells that case).
-    fn count_wait(&self, wait: UploadWait) {
-        if wait.gave_up && !wait.unchecked {
-            self.access.counters.upload_waits_given_up.incr();
-        }
-    }
-
-    /// Makes an upload-side change now, or leaves it to the next holder of the store.
-    fn apply_or_defer(&self, deadline: Instant, wait: &mut UploadWait, op: Deferred) -> Result<(), StorageError> {
-        match self.access.lock_until(deadline) {
-            Some(mut store) => {
-                let result = op.apply(&mut store);
-                store.publish();
-                result
-            }
-            None => {
-                wait.gave_up = true;
-                self.access.defer(op);
-                Ok(())
-            }
-        }
+        upload::pending_batches(&self.access)
     }
 
     /// The storage's counters (shared with the writer thread; read them any time).
@@ -411,15 +281,6 @@ impl Drop for Storage {
     fn drop(&mut self) {
         self.shutdown(self.flush_timeout);
     }
-}
-
-/// How one upload-side call waited for the store (see [`Storage::count_wait`]).
-#[derive(Clone, Copy, Default)]
-struct UploadWait {
-    /// The store was still held when the call's wait ended.
-    gave_up: bool,
-    /// The call waited for the writer to check a compressed batch found at open.
-    unchecked: bool,
 }
 
 /// The dispatcher's handle on the writer: each call is one channel send.
@@ -486,6 +347,7 @@ fn backlog_bound(config: &Config) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
     /// The binding shares these across JS threads.
     #[test]

@@ -3,7 +3,7 @@
 //! never a compressed one).
 //!
 //! **The seal.** The plain file is read back, its superseded views dropped (the rule of the upload
-//! side: `reader::reduce_views`), gzip-compressed, written to `<name>.ndjson.gz.tmp`, fsynced,
+//! side: `upload::reduce_views`), gzip-compressed, written to `<name>.ndjson.gz.tmp`, fsynced,
 //! renamed to `<name>.ndjson.gz`, the directory fsynced, and only then is the plain file
 //! removed. A kill at any point leaves the plain batch (with or without a temporary file, which
 //! recovery deletes), or the compressed one (with or without the plain one, which recovery
@@ -27,8 +27,8 @@ use crate::core::storage::fs::remove_if_exists;
 use crate::core::storage::io_context::{warn, IoContext};
 use crate::core::storage::names::FileId;
 use crate::core::storage::ndjson::keep_documents;
-use crate::core::storage::reader::reduce_views;
 use crate::core::storage::segment::{count_lines, whole_lines};
+use crate::core::storage::upload::reduce_views;
 
 /// Whole document lines, views reduced and compressed.
 pub(crate) struct Packed {
