@@ -8,6 +8,7 @@ pub mod context;
 pub mod dispatch;
 pub mod document;
 pub mod event;
+pub mod globals;
 pub mod ids;
 pub mod js_enum;
 pub mod json_text;

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Weak};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use once_cell::sync::Lazy;
 
@@ -20,7 +20,7 @@ use super::seam::DocumentSink;
 use super::sequencer::Sequencer;
 use super::stats::DispatchCounters;
 use super::storage::fs::{create_private_dir_all, normalize_lexically};
-use super::storage::{Storage, StorageError, StorageOptions};
+use super::storage::{Storage, StorageOptions};
 
 /// The pipeline of one storage directory in this process: what every thread's handle of that
 /// directory shares (its dispatchers are per thread).
@@ -47,9 +47,10 @@ pub enum AttachError {
 ///
 /// A pipeline whose last handle was collected may still be finishing its writes on its
 /// writer thread (past `flushTimeoutMs`, the drop stops waiting and the writer goes on in the
-/// background, holding the directory). Opening the directory again meanwhile waits for that
-/// writer, up to the new pipeline's `flushTimeoutMs`, instead of failing at once: the caller only
-/// dropped a pipeline and made a new one.
+/// background, holding the directory's lease). Opening the directory again meanwhile waits for
+/// that lease, up to the new pipeline's `flushTimeoutMs`, instead of failing at once: the caller
+/// only dropped a pipeline and made a new one. Other threads' attaches wait meanwhile (the map's
+/// lock is held, so no two threads open the same directory).
 pub fn attach(mut config: Config) -> Result<Arc<Pipeline>, AttachError> {
     // Lexically first: `base/x/../s` must not create `base/x` on the way.
     let dir = normalize_lexically(&config.storage_dir);
@@ -57,50 +58,29 @@ pub fn attach(mut config: Config) -> Result<Arc<Pipeline>, AttachError> {
     config.storage_dir = dir;
     let canonical = canonical(&config.storage_dir)?;
     config.storage_dir = canonical.clone();
-    let deadline = Instant::now() + Duration::from_millis(config.flush_timeout_ms.into());
-    loop {
-        match try_attach(&config, &canonical) {
-            Err(Retry::Closing(_)) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
-            Err(Retry::Closing(e)) => return Err(AttachError::Storage(e.to_string())),
-            Err(Retry::Fail(e)) => return Err(e),
-            Ok(pipeline) => return Ok(pipeline),
-        }
-    }
-}
-
-enum Retry {
-    /// The directory is still held by a writer that is shutting down.
-    Closing(StorageError),
-    Fail(AttachError),
-}
-
-fn try_attach(config: &Config, canonical: &Path) -> Result<Arc<Pipeline>, Retry> {
     // A poisoned lock only means another thread panicked while holding it; the map is still valid.
     let mut open = OPEN.lock().unwrap_or_else(|p| p.into_inner());
     open.retain(|_, w| w.strong_count() > 0);
-    if let Some(existing) = open.get(canonical).and_then(Weak::upgrade) {
+    if let Some(existing) = open.get(&canonical).and_then(Weak::upgrade) {
         if existing.config.application_id != config.application_id {
-            return Err(Retry::Fail(AttachError::Conflict(format!(
+            return Err(AttachError::Conflict(format!(
                 "{} is already open for applicationId {:?}",
                 canonical.display(),
                 existing.config.application_id
-            ))));
+            )));
         }
-        if let Some(option) = existing.config.differing_option(config) {
-            return Err(Retry::Fail(AttachError::Conflict(format!(
+        if let Some(option) = existing.config.differing_option(&config) {
+            return Err(AttachError::Conflict(format!(
                 "{} is already open with another {option}: a pipeline on the same directory shares its \
                  scopes and writer, so give it the same options",
                 canonical.display()
-            ))));
+            )));
         }
         return Ok(existing);
     }
-    let storage = match Storage::open(config, StorageOptions::default()) {
-        Ok(storage) => storage,
-        // Not in the map (or no longer alive), yet held: a collected pipeline's writer finishing.
-        Err(e @ StorageError::AlreadyOpen(_)) => return Err(Retry::Closing(e)),
-        Err(e) => return Err(Retry::Fail(AttachError::Storage(e.to_string()))),
-    };
+    let lease_wait = Duration::from_millis(config.flush_timeout_ms.into());
+    let storage = Storage::open(&config, StorageOptions { lease_wait, ..StorageOptions::default() })
+        .map_err(|e| AttachError::Storage(e.to_string()))?;
     if !is_uuid(&config.application_id) {
         // Accepted (intakes differ), but the RUM event format wants a UUID: say so once.
         log::warn(&format!(
@@ -109,10 +89,10 @@ fn try_attach(config: &Config, canonical: &Path) -> Result<Arc<Pipeline>, Retry>
         ));
     }
     let sink: Arc<dyn DocumentSink> = Arc::new(storage.sink());
-    let sequencer = Sequencer::new(config, sink, Arc::new(DispatchCounters::default()));
+    let sequencer = Sequencer::new(&config, sink, Arc::new(DispatchCounters::default()));
     let storage = Arc::new(storage);
-    let pipeline = Arc::new(Pipeline { config: config.clone(), sequencer, storage });
-    open.insert(canonical.to_path_buf(), Arc::downgrade(&pipeline));
+    let pipeline = Arc::new(Pipeline { config, sequencer, storage });
+    open.insert(canonical, Arc::downgrade(&pipeline));
     Ok(pipeline)
 }
 

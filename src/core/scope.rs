@@ -18,14 +18,15 @@ use std::sync::Arc;
 use super::attrs::Attrs;
 use super::coalesce::{DirtyMark, Moment, Verdict, ViewPolicy};
 use super::config::{
-    global_attribute_bytes, TrackingConsent, MAX_PENDING_RESOURCES_PER_VIEW, MAX_STOPPED_VIEWS_WITH_PENDING,
-    SESSION_INACTIVITY_MS, SESSION_MAX_DURATION_MS,
+    TrackingConsent, MAX_PENDING_RESOURCES_PER_VIEW, MAX_STOPPED_VIEWS_WITH_PENDING, SESSION_INACTIVITY_MS,
+    SESSION_MAX_DURATION_MS,
 };
 use super::context::Connectivity;
 use super::document::{
     ActionDocument, Common, CustomTimings, Document, ErrorDocument, Identity, ResourceDocument, ViewDocument, ViewRef,
 };
 use super::event::{Attributes, Event, EventKind, HttpMethod, UserInfo};
+use super::globals::{GlobalBudget, OverBudget};
 use super::ids::{IdGen, Uuid};
 use super::stats::DispatchCounters;
 
@@ -194,11 +195,10 @@ pub struct Scopes {
     counters: Arc<DispatchCounters>,
     ids: IdGen,
     global: Arc<Attributes>,
-    /// What `global` adds to every document (see `global_attribute_bytes`), and its cap. The
-    /// binding refuses an `addAttribute` past the cap at its call, in call order; across threads
-    /// the calls are applied in another order, so the cap is held here too.
-    global_bytes: u64,
-    global_max_bytes: u64,
+    /// What `global` adds to every document, and its cap. The binding refuses an `addAttribute`
+    /// past the cap at its call, in call order; across threads the calls are applied in another
+    /// order, so the cap is held here too.
+    global_budget: GlobalBudget,
     user: Option<Arc<UserInfo>>,
     connectivity: Option<Arc<Connectivity>>,
     consent: TrackingConsent,
@@ -220,8 +220,7 @@ impl Scopes {
             counters,
             ids,
             global: Arc::new(Attributes::new()),
-            global_bytes: 0,
-            global_max_bytes: u64::MAX,
+            global_budget: GlobalBudget::new(u64::MAX),
             user: None,
             connectivity: None,
             consent,
@@ -235,7 +234,7 @@ impl Scopes {
 
     /// Caps what the global attributes add to every document.
     pub fn with_global_budget(mut self, max_bytes: u64) -> Self {
-        self.global_max_bytes = max_bytes;
+        self.global_budget = GlobalBudget::new(max_bytes);
         self
     }
 
@@ -256,26 +255,22 @@ impl Scopes {
         let at = At { seq, wall_ms, mono_ns };
         match kind {
             EventKind::AddAttribute { key, value } => {
-                let before = self.global.get(&key).map_or(0, |v| global_attribute_bytes(&key, v));
-                let total = self.global_bytes.saturating_sub(before) + global_attribute_bytes(&key, &value);
-                if total > self.global_max_bytes {
+                if let Err(OverBudget { total, max }) = self.global_budget.reserve(&key, &value) {
                     // Only when calls from several threads were applied in another order than
                     // they were made (one thread's are refused at the call).
                     self.counters.attributes_refused.incr();
                     crate::log::warn(&format!(
                         "addAttribute({key:?}) not applied: the global attributes would take {total} bytes of every \
-                         document, more than {}",
-                        self.global_max_bytes
+                         document, more than {max}"
                     ));
                     return;
                 }
-                self.global_bytes = total;
                 // Copy-on-write: documents already built keep the map of their call.
                 Arc::make_mut(&mut self.global).insert(key, value);
             }
             EventKind::RemoveAttribute { key } => {
-                if let Some(v) = self.global.get(&key) {
-                    self.global_bytes = self.global_bytes.saturating_sub(global_attribute_bytes(&key, v));
+                self.global_budget.release(&key);
+                if self.global.contains_key(&key) {
                     Arc::make_mut(&mut self.global).remove(&key);
                 }
             }

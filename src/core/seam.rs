@@ -4,6 +4,9 @@
 //! clock without sleeping.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
@@ -16,6 +19,76 @@ pub trait Clock {
     fn mono_ns(&self) -> u64;
     /// Wall-clock milliseconds since the Unix epoch: documents' `date`.
     fn wall_ms(&self) -> i64;
+}
+
+/// A clock shared across threads: the storage's (batch names, the batch window, age and claim
+/// rules read its wall time on the writer thread and the upload side).
+pub type SharedClock = Arc<dyn Clock + Send + Sync>;
+
+/// The system's clocks: monotonic time from this clock's creation, wall time from the system
+/// clock (a time before the epoch reads 0).
+#[derive(Clone, Copy, Debug)]
+pub struct SystemClock {
+    origin: Instant,
+}
+
+impl SystemClock {
+    pub fn new() -> Self {
+        Self { origin: Instant::now() }
+    }
+}
+
+impl Default for SystemClock {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Clock for SystemClock {
+    fn mono_ns(&self) -> u64 {
+        u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    fn wall_ms(&self) -> i64 {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+            .unwrap_or(0)
+    }
+}
+
+/// A clock that moves only when told, for tests and benchmarks: every clone reads the same
+/// time; wall time is `wall_base_ms` plus the monotonic time elapsed, in whole milliseconds.
+#[derive(Clone, Debug)]
+pub struct ManualClock {
+    ns: Arc<AtomicU64>,
+    wall_base_ms: i64,
+}
+
+impl ManualClock {
+    /// Monotonic time 0, wall time `wall_base_ms`.
+    pub fn new(wall_base_ms: i64) -> Self {
+        Self { ns: Arc::new(AtomicU64::new(0)), wall_base_ms }
+    }
+
+    pub fn advance_ns(&self, ns: u64) {
+        self.ns.fetch_add(ns, Ordering::SeqCst);
+    }
+
+    pub fn advance_ms(&self, ms: u64) {
+        self.advance_ns(ms.saturating_mul(1_000_000));
+    }
+}
+
+impl Clock for ManualClock {
+    fn mono_ns(&self) -> u64 {
+        self.ns.load(Ordering::SeqCst)
+    }
+
+    fn wall_ms(&self) -> i64 {
+        let elapsed_ms = i64::try_from(self.mono_ns() / 1_000_000).unwrap_or(i64::MAX);
+        self.wall_base_ms.saturating_add(elapsed_ms)
+    }
 }
 
 /// Work the dispatcher asks to run on a later turn of the JS thread's event loop.

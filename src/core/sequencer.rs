@@ -7,7 +7,6 @@
 //! runs, so a mapper that calls back into the pipeline cannot deadlock, and another thread's
 //! dispatcher waits at most one event's bookkeeping.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -15,6 +14,7 @@ use super::coalesce::{forced_around, Moment, ViewPolicy};
 use super::config::{Config, TrackingConsent, GLOBAL_ATTRIBUTES_SHARE};
 use super::document::{Document, Identity};
 use super::event::{Event, EventKind};
+use super::globals::{GlobalBudget, OverBudget};
 use super::ids::IdGen;
 use super::scope::{Scopes, SessionGate};
 use super::seam::DocumentSink;
@@ -36,15 +36,7 @@ pub struct Sequencer {
     gate: Arc<SessionGate>,
     /// The global attributes' sizes as the calls left them (call order, not processing order):
     /// `addAttribute` is refused at its call when they would pass their budget.
-    globals: Mutex<GlobalSizes>,
-    global_max_bytes: u64,
-}
-
-/// Bytes each global attribute adds to every document (`"key":value,`), and their total.
-#[derive(Default)]
-struct GlobalSizes {
-    by_key: HashMap<String, u64>,
-    total: u64,
+    globals: Mutex<GlobalBudget>,
 }
 
 impl Sequencer {
@@ -82,32 +74,19 @@ impl Sequencer {
             stopped: AtomicBool::new(false),
             views: ViewPolicy::new(config.view_update_interval_ms),
             gate,
-            globals: Mutex::new(GlobalSizes::default()),
-            global_max_bytes,
+            globals: Mutex::new(GlobalBudget::new(global_max_bytes)),
         })
     }
 
-    /// At an `addAttribute` call: takes `bytes` of the global attributes' budget for `key` (what
-    /// it had before is given back), or, when the total would pass the budget, changes nothing
-    /// and returns that total and the budget.
-    pub fn reserve_global(&self, key: &str, bytes: u64) -> Result<(), (u64, u64)> {
-        let mut g = self.globals.lock().unwrap_or_else(PoisonError::into_inner);
-        let before = g.by_key.get(key).copied().unwrap_or(0);
-        let total = g.total - before + bytes;
-        if total > self.global_max_bytes {
-            return Err((total, self.global_max_bytes));
-        }
-        g.by_key.insert(key.to_owned(), bytes);
-        g.total = total;
-        Ok(())
+    /// At an `addAttribute` call: takes the attribute's share of the global attributes' budget,
+    /// or changes nothing and says by how much it would pass it.
+    pub fn reserve_global(&self, key: &str, value: &serde_json::Value) -> Result<(), OverBudget> {
+        self.globals.lock().unwrap_or_else(PoisonError::into_inner).reserve(key, value)
     }
 
     /// At a `removeAttribute` call: gives the key's share of the budget back.
     pub fn release_global(&self, key: &str) {
-        let mut g = self.globals.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(bytes) = g.by_key.remove(key) {
-            g.total -= bytes;
-        }
+        self.globals.lock().unwrap_or_else(PoisonError::into_inner).release(key);
     }
 
     pub fn counters(&self) -> &Arc<DispatchCounters> {

@@ -28,9 +28,10 @@ use super::scheduler::{HostDispatcher, HostScheduler, TimerTarget};
 use super::stats::{BindingPipelineStats, Sources};
 use super::throw;
 use crate::core::attrs::Attrs;
-use crate::core::config::{global_attribute_bytes, Config, TrackingConsent, MAX_ACTIONS_PER_CALL};
+use crate::core::config::{Config, TrackingConsent, MAX_ACTIONS_PER_CALL};
 use crate::core::dispatch::{Dispatcher, Inbox};
 use crate::core::event::{ActionType, ErrorSource, EventKind, HttpMethod, ResourceKind, UserInfo};
+use crate::core::globals::OverBudget;
 use crate::core::registry::{self, AttachError, Pipeline};
 use crate::core::seam::Clock;
 use crate::core::storage::{Batch, FlushOutcome, StorageError};
@@ -100,7 +101,7 @@ impl BindingPipeline {
         let timers: TimerTarget = Rc::new(RefCell::new(None));
         let scheduler = HostScheduler::new(js, timers.clone())?;
         let clock = HostClock::new();
-        let dispatcher = Rc::new(RefCell::new(Dispatcher::new(pipeline.sequencer.clone(), clock.clone(), scheduler)));
+        let dispatcher = Rc::new(RefCell::new(Dispatcher::new(pipeline.sequencer.clone(), clock, scheduler)));
         let inbox = dispatcher.borrow().inbox();
         let weak = Rc::downgrade(&dispatcher);
         *timers.borrow_mut() = Some(Box::new(move |timer| {
@@ -340,8 +341,7 @@ impl BindingPipeline {
             let key = self.text(r, key, "key")?;
             // The same checks as an attribute's value.
             let value = r.attribute_value(value, "value", self.max_event)?;
-            let bytes = global_attribute_bytes(&key, &value);
-            self.pipeline.sequencer.reserve_global(&key, bytes).map_err(|(total, max)| {
+            self.pipeline.sequencer.reserve_global(&key, &value).map_err(|OverBudget { total, max }| {
                 ArgError::Range(format!(
                     "addAttribute: the global attributes would take {total} bytes of every document, more than \
                      {max} (half of eventMaxBytes); remove some with removeAttribute"

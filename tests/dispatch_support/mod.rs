@@ -15,7 +15,9 @@ use rum_native::core::config::{Config, TrackingConsent};
 use rum_native::core::dispatch::Dispatcher;
 use rum_native::core::document::{Document, DocumentKind};
 use rum_native::core::event::{ActionType, ErrorSource, Event, EventKind, UserInfo};
-use rum_native::core::seam::{Clock, DocumentSink, EventMapper, MapOutcome, MapperError, Scheduler, SinkError, Timer};
+use rum_native::core::seam::{
+    Clock, DocumentSink, EventMapper, ManualClock, MapOutcome, MapperError, Scheduler, SinkError, Timer,
+};
 use rum_native::core::sequencer::Sequencer;
 use rum_native::core::stats::DispatchCounters;
 
@@ -23,27 +25,34 @@ pub const WALL_BASE_MS: i64 = 1_700_000_000_000;
 pub const MS: u64 = 1_000_000;
 pub const MINUTE_NS: u64 = 60_000 * MS;
 
-/// Monotonic ns shared by the test, the dispatcher, the sink and the mapper; wall ms follow it.
-#[derive(Clone, Debug, Default)]
-pub struct VClock(Arc<AtomicU64>);
+/// Monotonic ns shared by the test, the dispatcher, the sink and the mapper; wall ms follow it
+/// from `WALL_BASE_MS` (the core's [`ManualClock`]).
+#[derive(Clone, Debug)]
+pub struct VClock(ManualClock);
+
+impl Default for VClock {
+    fn default() -> Self {
+        Self(ManualClock::new(WALL_BASE_MS))
+    }
+}
 
 impl VClock {
     pub fn advance(&self, ns: u64) {
-        self.0.fetch_add(ns, Ordering::SeqCst);
+        self.0.advance_ns(ns);
     }
 
     pub fn now_ns(&self) -> u64 {
-        self.0.load(Ordering::SeqCst)
+        self.0.mono_ns()
     }
 }
 
 impl Clock for VClock {
     fn mono_ns(&self) -> u64 {
-        self.now_ns()
+        self.0.mono_ns()
     }
 
     fn wall_ms(&self) -> i64 {
-        WALL_BASE_MS + (self.now_ns() / MS) as i64
+        self.0.wall_ms()
     }
 }
 

@@ -5,7 +5,6 @@
 use std::io;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -15,8 +14,9 @@ use rum_native::core::document::{ActionDocument, Common, Document, Identity, Vie
 use rum_native::core::event::{ActionType, Attributes};
 use rum_native::core::ids::IdGen;
 use rum_native::core::seam::DocumentSink;
+use rum_native::core::seam::{Clock, ManualClock, SharedClock};
 use rum_native::core::storage::fs::{AppendFile, DirEntry, Fs, RealFs};
-use rum_native::core::storage::{json, Batch, Storage, StorageError, StorageOptions, WallClock};
+use rum_native::core::storage::{json, Batch, Storage, StorageError, StorageOptions};
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -54,23 +54,22 @@ pub fn small_config(dir: &Path) -> Config {
 
 pub const TIMEOUT: Duration = Duration::from_secs(5);
 
-/// A clock the test moves.
+/// A clock the test moves, in wall milliseconds from `T0` (the core's [`ManualClock`]).
 #[derive(Clone)]
-pub struct FakeClock(pub Arc<AtomicI64>);
+pub struct FakeClock(pub ManualClock);
 
 impl FakeClock {
     pub fn new() -> Self {
-        Self(Arc::new(AtomicI64::new(T0)))
+        Self(ManualClock::new(T0))
     }
     pub fn advance(&self, ms: i64) {
-        self.0.fetch_add(ms, Ordering::SeqCst);
+        self.0.advance_ms(u64::try_from(ms).expect("time moves forward"));
     }
     pub fn now(&self) -> i64 {
-        self.0.load(Ordering::SeqCst)
+        self.0.wall_ms()
     }
-    pub fn wall(&self) -> WallClock {
-        let t = self.0.clone();
-        Arc::new(move || t.load(Ordering::SeqCst))
+    pub fn wall(&self) -> SharedClock {
+        Arc::new(self.0.clone())
     }
 }
 

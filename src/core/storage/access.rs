@@ -7,10 +7,10 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::error::StorageError;
-use super::io_context::WallClock;
 use super::lease::DirLease;
 use super::names::FileId;
 use super::store::Store;
+use crate::core::seam::SharedClock;
 use crate::core::stats::StorageCounters;
 use crate::log;
 
@@ -18,7 +18,7 @@ use crate::log;
 pub(crate) struct StoreAccess {
     pub store: Mutex<Store>,
     pub counters: Arc<StorageCounters>,
-    pub clock: WallClock,
+    pub clock: SharedClock,
     pub event_max_bytes: u64,
     /// Held while the storage or its thread lives: no second storage opens the directory.
     pub _lease: DirLease,
@@ -63,7 +63,7 @@ impl StoreAccess {
     pub fn new(
         store: Store,
         counters: Arc<StorageCounters>,
-        clock: WallClock,
+        clock: SharedClock,
         event_max_bytes: u64,
         lease: DirLease,
     ) -> Self {

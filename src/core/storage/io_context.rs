@@ -5,26 +5,12 @@
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::fs::{remove_if_exists, Fs};
 use super::names::FileId;
+use crate::core::seam::SharedClock;
 use crate::core::stats::StorageCounters;
 use crate::log;
-
-/// Wall-clock milliseconds since the Unix epoch: batch names, the window, age and claim rules.
-/// Injected so tests move time without sleeping.
-pub type WallClock = Arc<dyn Fn() -> i64 + Send + Sync>;
-
-/// The system clock.
-pub fn system_clock() -> WallClock {
-    Arc::new(|| {
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-            .unwrap_or(0)
-    })
-}
 
 /// Warnings given once per store (STYLE.md: a dropped item is counted, and warned about once).
 /// Bits 0-7 are the eviction reasons'.
@@ -44,7 +30,7 @@ pub(crate) fn vanished() -> io::Error {
 
 pub(crate) struct IoContext {
     fs: Arc<dyn Fs>,
-    clock: WallClock,
+    clock: SharedClock,
     counters: Arc<StorageCounters>,
     /// `<storageDir>/rum`
     root: PathBuf,
@@ -60,7 +46,7 @@ pub(crate) struct IoContext {
 }
 
 impl IoContext {
-    pub fn new(fs: Arc<dyn Fs>, clock: WallClock, counters: Arc<StorageCounters>, root: PathBuf) -> Self {
+    pub fn new(fs: Arc<dyn Fs>, clock: SharedClock, counters: Arc<StorageCounters>, root: PathBuf) -> Self {
         Self { fs, clock, counters, root, next_seq: 0, failure: None, failing: false, warned: 0, dir_loss: false }
     }
 
@@ -82,7 +68,7 @@ impl IoContext {
     }
 
     pub fn now(&self) -> i64 {
-        (self.clock)()
+        self.clock.wall_ms()
     }
 
     pub fn batch_path(&self, id: FileId) -> PathBuf {

@@ -61,7 +61,6 @@ use flume::{RecvTimeoutError, Sender};
 
 pub use error::StorageError;
 pub use fs::{Fs, RealFs};
-pub use io_context::{system_clock, WallClock};
 pub use names::{PENDING_DIR, RUM_DIR};
 pub use segment::WRITE_CHUNK;
 pub use upload::Batch;
@@ -72,7 +71,7 @@ use crate::core::config::{
     WRITER_BACKLOG_QUOTAS, WRITER_HOLD_MAX_MS,
 };
 use crate::core::document::Document;
-use crate::core::seam::{DocumentSink, SinkError};
+use crate::core::seam::{DocumentSink, SharedClock, SinkError, SystemClock};
 use crate::core::stats::StorageCounters;
 use crate::log;
 use access::StoreAccess;
@@ -86,7 +85,7 @@ use writer::{Hold, Msg};
 /// The seams of the storage: its clock and its file system. `Default` is the real ones.
 #[derive(Clone)]
 pub struct StorageOptions {
-    pub clock: WallClock,
+    pub clock: SharedClock,
     pub fs: Arc<dyn Fs>,
     /// The bound of what waits in memory for the writer, bytes; None is
     /// [`WRITER_BACKLOG_QUOTAS`] times `diskQuotaBytes`, at least
@@ -95,15 +94,20 @@ pub struct StorageOptions {
     /// The longest documents wait in the writer's channel while the JS thread's turn is busy
     /// ([`WRITER_HOLD_MAX_MS`]; tests change it).
     pub writer_hold: Duration,
+    /// How long `open` waits for the directory while another storage of this process holds it (a
+    /// dropped pipeline's writer finishing in the background) before
+    /// [`StorageError::AlreadyOpen`]; zero by default.
+    pub lease_wait: Duration,
 }
 
 impl Default for StorageOptions {
     fn default() -> Self {
         Self {
-            clock: system_clock(),
+            clock: Arc::new(SystemClock::new()),
             fs: Arc::new(RealFs::new()),
             backlog_max: None,
             writer_hold: Duration::from_millis(WRITER_HOLD_MAX_MS),
+            lease_wait: Duration::ZERO,
         }
     }
 }
@@ -139,7 +143,7 @@ impl Storage {
         config.validate()?;
         let root = config.storage_dir.join(RUM_DIR);
         options.fs.create_dir_all(&root).map_err(|e| StorageError::io("create directory", &root, e))?;
-        let lease = DirLease::acquire(&root)?;
+        let lease = DirLease::acquire(&root, options.lease_wait)?;
         let counters = Arc::new(StorageCounters::default());
         let limits = Limits::from_config(config);
         let store = Store::open(options.fs, options.clock.clone(), limits, counters.clone(), &root)?;

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use super::batches::{Batches, Next};
 use super::error::StorageError;
 use super::fs::Fs;
-use super::io_context::{IoContext, WallClock};
+use super::io_context::IoContext;
 use super::limits::Limits;
 use super::names::FileId;
 use super::ndjson;
@@ -21,6 +21,7 @@ use super::pre_consent::PreConsent;
 use super::recovery;
 use super::segment::{lines, whole_lines};
 use crate::core::config::TrackingConsent;
+use crate::core::seam::SharedClock;
 use crate::core::stats::StorageCounters;
 
 pub(crate) struct Store {
@@ -33,7 +34,7 @@ impl Store {
     /// The store of `root`, with what an earlier process left there adopted (see `recovery`).
     pub fn open(
         fs: Arc<dyn Fs>,
-        clock: WallClock,
+        clock: SharedClock,
         limits: Limits,
         counters: Arc<StorageCounters>,
         root: &Path,

@@ -158,7 +158,7 @@ impl Writer {
         // Taken off the channel first, then the clock: a document sent after a clock change is
         // never stamped with the time before it.
         let msgs = rx.drain();
-        self.now = (self.access.clock)();
+        self.now = self.access.clock.wall_ms();
         for msg in msgs {
             stop = self.handle_guarded(msg);
             if stop {
