@@ -1,5 +1,5 @@
 //! The dispatcher of one JS thread: the turn budget, the bounded queue, slices on later turns,
-//! synchronous drains, the event mapper (DESIGN.md, "The dispatch contract").
+//! synchronous drains, the event mapper (docs/design.md, "Dispatch").
 //!
 //! - **Inline path.** While the queue is empty and the current turn has spent less than the turn
 //!   budget, a call is processed at once; the first processing of a turn schedules
@@ -21,7 +21,7 @@
 //! Re-entrancy: the event mapper is host code that may call the pipeline again while this
 //! dispatcher is busy (the binding holds it mutably borrowed). Those calls go to the [`Inbox`]:
 //! captured at their call, processed right after the document being mapped, before the next
-//! queued event, without a nested drain (DESIGN's known limit).
+//! queued event, without a nested drain (a known limit, docs/limits.md).
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -313,7 +313,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
 
     /// An action (or a resource start) queued behind other calls that will find no active view:
     /// it opens a launch view, which reads and changes the scope tree, so the queue is processed
-    /// first (DESIGN.md's drain points). With an empty queue it runs inline or starts the queue
+    /// first (a drain point, docs/design.md). With an empty queue it runs inline or starts the queue
     /// anyway.
     fn opens_launch_view(&mut self, kind: &EventKind) -> bool {
         !self.queue.is_empty() && opens_a_view_if_none(kind) && !self.view_active_after_queue()

@@ -51,7 +51,7 @@ pub enum EventKind {
 }
 
 impl EventKind {
-    /// Calls that must see every earlier call processed first (DESIGN.md, "Synchronous drains"):
+    /// Calls that must see every earlier call processed first (docs/design.md, "Synchronous drains"):
     /// a crash or error sees the whole history, and queued events keep the user and consent of
     /// their call.
     pub fn drains_queue(&self) -> bool {

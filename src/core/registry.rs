@@ -1,4 +1,4 @@
-//! Process-wide pipelines keyed by their canonical storage directory (DESIGN.md, "Threads").
+//! Process-wide pipelines keyed by their canonical storage directory (docs/design.md, "Threads").
 //!
 //! A host handle (the binding's `RumPipeline`) built on another JS thread (a TaskPool worker or a Worker on ArkTS,
 //! worker_threads on Node) for the same `storageDir` attaches to the same scopes and writer, with

@@ -1,5 +1,5 @@
 //! The process-wide half of a pipeline, shared by the dispatchers of every JS thread that attached
-//! to it (DESIGN.md, "Threads"): the scope tree, the sequence counter, the document sink and the
+//! to it (docs/design.md, "Threads"): the scope tree, the sequence counter, the document sink and the
 //! counters. The per-thread half (turn budget, queue, timers, event mapper) is the
 //! [`Dispatcher`](super::dispatch::Dispatcher).
 //!
@@ -132,7 +132,7 @@ impl Sequencer {
     }
 
     /// The live session's id at `now_ms`, without draining anything: for a call made from inside
-    /// the event mapper, where the dispatcher is busy (DESIGN's known limit: no nested drain).
+    /// the event mapper, where the dispatcher is busy (a known limit, docs/limits.md: no nested drain).
     /// Outside the mapper use [`Dispatcher::session_id`](super::dispatch::Dispatcher::session_id).
     pub fn current_session_id(&self, now_ms: i64) -> Option<String> {
         self.lock().session_id(now_ms).map(|id| id.to_string())

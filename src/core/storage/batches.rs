@@ -26,7 +26,7 @@ use super::segment::{OpenFile, Tally, WriteFailure, WRITE_CHUNK};
 use crate::core::config::BatchEncoding;
 use crate::core::stats::StorageCounters;
 
-/// Why a sealed batch was deleted before upload (DESIGN.md: quota, count, age, oversize).
+/// Why a sealed batch was deleted before upload (docs/design.md, "Storage": quota, count, age, oversize).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Eviction {
     /// Room for a new line under `diskQuotaBytes`.

@@ -1,4 +1,4 @@
-//! The storage layer's error type (one enum per layer, STYLE.md). Only `open` and the upload side
+//! The storage layer's error type (one enum per layer). Only `open` and the upload side
 //! return it; write failures never do: they are counted, logged and reported by `flush()`.
 
 use std::fmt;

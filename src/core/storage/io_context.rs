@@ -12,7 +12,7 @@ use crate::core::seam::SharedClock;
 use crate::core::stats::StorageCounters;
 use crate::log;
 
-/// Warnings given once per store (STYLE.md: a dropped item is counted, and warned about once).
+/// Warnings given once per store (a dropped item is counted, and warned about once).
 /// Bits 0-7 are the eviction reasons'.
 pub(crate) mod warn {
     pub const DROP_QUOTA: u32 = 1 << 8;

@@ -1,4 +1,4 @@
-//! The limits of the storage contract (DESIGN.md), in the units the storage computes with.
+//! The limits of the storage contract (docs/design.md, "Storage"), in the units the storage computes with.
 
 use crate::core::config::{BatchEncoding, Config, GZIP_LEVEL};
 

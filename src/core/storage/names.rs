@@ -1,4 +1,4 @@
-//! File names of the storage directory (DESIGN.md, "The storage contract", Format):
+//! File names of the storage directory (docs/design.md, "Storage"):
 //!
 //! - `<storageDir>/rum/batch-<created_ms>-<seq>.ndjson`: a batch, active or sealed plain
 //!   (`batchEncoding: 'identity'`, or left by an earlier version);

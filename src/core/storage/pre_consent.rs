@@ -1,4 +1,4 @@
-//! The pre-consent buffer (DESIGN.md, "Consent"): while consent is pending, lines are kept in
+//! The pre-consent buffer (docs/design.md, "Consent"): while consent is pending, lines are kept in
 //! `<storageDir>/rum/pending/` as chunk files, so "full → drop its oldest half" deletes whole files
 //! instead of rewriting one. What happens to the buffer when consent is decided (moved into
 //! batches, or dropped) is the store's (`store.rs`); this file keeps the buffer and its counts.

@@ -1,4 +1,4 @@
-//! Recovery at open (DESIGN.md, "Recovery"): the directory is created if needed; every batch an
+//! Recovery at open (docs/design.md, "Recovery"): the directory is created if needed; every batch an
 //! earlier process left is adopted as sealed (an unsealed one had a dead writer) after its torn
 //! last line is cut; claims older than the claim timeout are released (their uploader is gone);
 //! the pre-consent buffer is adopted; files the storage did not name are left alone. Then the
