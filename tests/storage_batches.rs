@@ -1,4 +1,5 @@
 //! Batch files against a real directory: order, rotation, the upload side, views, limits.
+//! (Longer than most files: one file per storage rule would scatter the shared fixtures.)
 
 mod storage_support;
 

@@ -1,5 +1,6 @@
 //! The dispatcher of one JS thread: the turn budget, the bounded queue, slices on later turns,
 //! synchronous drains, the event mapper (docs/design.md, "Dispatch").
+//! (Longer than most files: the budget, queue and drain rules share one state machine; a third is its docs.)
 //!
 //! - **Inline path.** While the queue is empty and the current turn has spent less than the turn
 //!   budget, a call is processed at once; the first processing of a turn schedules

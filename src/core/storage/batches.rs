@@ -1,5 +1,6 @@
 //! The batch set: the sealed batches (claimed ones included), the active batch, and the byte and
 //! event accounting behind the quota, with the claims of the upload side.
+//! (Longer than most files: the quota invariant needs every byte-changing operation in one place.)
 //!
 //! **The quota invariant.** `bytes` counts every batch file, claimed ones included, and the lines
 //! of the active batch that still wait in memory. A line is counted *before* it is written and a
