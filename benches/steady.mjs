@@ -17,7 +17,8 @@
 //     (schedstat) and its voluntary context switches (/proc/self/task/<tid>/status): wake-ups;
 //   - system calls per action (one more sample per variant and rate under `strace -f -ff -ttt`,
 //     counted within the measured window): the whole process and the writer thread, by name;
-//   - idle: the writer's wake-ups during 1 s with no event after the run (and its flush).
+//   - idle: the writer's wake-ups during 1 s with no event after the run (and its flush);
+//   - JS timers: the setTimeout calls the module made (turn ends, slices, views due).
 // Nothing asserts a time; the targets are printed as met / NOT met.
 
 import { spawnSync, execFileSync } from 'node:child_process';
@@ -89,6 +90,8 @@ function reading(wtid) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+const moduleTimers = { n: 0 };
+
 async function child() {
   const variant = opt('variant');
   const rate = Number(opt('rate'));
@@ -103,6 +106,13 @@ async function child() {
     target = { addAction: native.copyArgsFloor };
   } else {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rum-steady-'));
+    // The module takes the global setTimeout at construction: counted through this wrapper, its
+    // timers (turn ends, slices, views due) per action; the driver's own sleeps are not counted.
+    const setTimeoutOf = globalThis.setTimeout;
+    globalThis.setTimeout = function countModuleTimers(fn, ms, ...rest) {
+      moduleTimers.n++;
+      return setTimeoutOf(fn, ms, ...rest);
+    };
     pipeline = new native.RumPipeline({
       storageDir: dir,
       applicationId: '6c0d1e2f-3a4b-4c5d-8e6f-7a8b9c0d1e2f',
@@ -111,6 +121,7 @@ async function child() {
       env: 'bench',
       trackingConsent: 'granted',
     });
+    globalThis.setTimeout = setTimeoutOf;
     pipeline.startView('home', 'Home');
     target = pipeline;
   }
@@ -132,7 +143,9 @@ async function child() {
   await run(1000); // warm-up: JIT, the writer's first batch
   const wtid = pipeline ? writerTid() : null;
   const a = reading(wtid);
+  const timersBefore = moduleTimers.n;
   const actions = await run(seconds * 1000);
+  const timers = moduleTimers.n - timersBefore;
   const b = reading(wtid);
   let idle = null;
   if (pipeline) {
@@ -161,6 +174,7 @@ async function child() {
     writerUs: diff('writerNs') === null ? null : diff('writerNs') / 1000,
     writerWakeups: a.writerSw && b.writerSw ? b.writerSw.voluntary - a.writerSw.voluntary : null,
     writerPreempted: a.writerSw && b.writerSw ? b.writerSw.nonvoluntary - a.writerSw.nonvoluntary : null,
+    timers: pipeline ? timers : null,
     idle,
   };
   process.stdout.write(JSON.stringify(out) + '\n');
@@ -270,7 +284,7 @@ function main() {
     const fSys = traced[`floor@${rate}`]?.syscalls ? traced[`floor@${rate}`].syscalls.total / traced[`floor@${rate}`].actions : null;
     console.log(`\n${rate} actions/s (per action; median [p95] of ${samples} samples)`);
     console.log(
-      'variant   process µs       beyond floor   UI thread µs     beyond floor   writer µs        writer wake-ups  preempted  idle wake-ups/s',
+      'variant   process µs       beyond floor   UI thread µs     beyond floor   writer µs        writer wake-ups  preempted  idle wake-ups/s  JS timers',
     );
     for (const v of variants) {
       const xs = results[`${v}@${rate}`];
@@ -280,6 +294,7 @@ function main() {
       const k = stats(xs.map((o) => per(o, 'writerWakeups')));
       const pre = stats(xs.map((o) => per(o, 'writerPreempted')));
       const idle = stats(xs.map((o) => o.idle?.wakeups ?? null));
+      const tm = stats(xs.map((o) => per(o, 'timers')));
       const row = {
         rate,
         variant: v,
@@ -290,6 +305,7 @@ function main() {
         writer: w,
         writer_wakeups: k,
         idle_wakeups: idle.median,
+        timers: tm.median,
       };
       const t = traced[`${v}@${rate}`];
       if (t?.syscalls) {
@@ -303,7 +319,7 @@ function main() {
       console.log(
         `${v.padEnd(9)} ${fmt(p.median).padStart(6)} [${fmt(p.p95).padStart(6)}]  ${v === 'floor' ? '           ' : fmt(row.process_beyond_floor).padStart(11)}    ` +
           `${fmt(u.median).padStart(6)} [${fmt(u.p95).padStart(6)}]  ${v === 'floor' ? '           ' : fmt(row.ui_beyond_floor).padStart(11)}    ` +
-          `${fmt(w.median).padStart(6)} [${fmt(w.p95).padStart(6)}]  ${fmt(k.median, 3).padStart(6)} [${fmt(k.p95, 3).padStart(6)}]  ${fmt(pre.median, 3).padStart(9)}  ${fmt(idle.median, 0).padStart(6)}`,
+          `${fmt(w.median).padStart(6)} [${fmt(w.p95).padStart(6)}]  ${fmt(k.median, 3).padStart(6)} [${fmt(k.p95, 3).padStart(6)}]  ${fmt(pre.median, 3).padStart(9)}  ${fmt(idle.median, 0).padStart(6)}  ${fmt(tm.median, 3).padStart(15)}`,
       );
     }
     if (strace) {

@@ -274,7 +274,8 @@ fn a_batch_charges_its_argument_copy_once() {
 
 #[test]
 fn the_sink_is_told_when_a_processing_turn_begins_and_ends() {
-    let mut h = harness(4, 100, 100_000);
+    // 300 µs a document: the first call's processing already passes the light-turn share.
+    let mut h = harness(4, 100, 300_000);
     h.d.call(start_view("home"), no_attrs()); // processed (one view document), then charged
     call_actions(&mut h.d, "a", 0..3);
     // One `busy` per turn, after its first processing, none for later calls.
@@ -300,4 +301,53 @@ fn a_slice_on_a_turn_of_its_own_is_busy_while_it_runs() {
     let after = h.sink.records().len();
     assert!(after > before, "the slice wrote a2");
     assert_eq!(*h.sink.busy_marks.lock().expect("marks"), vec![(true, before), (false, after)]);
+}
+
+#[test]
+fn a_light_turn_awaits_no_end_and_writes_its_view_as_at_a_turn_end() {
+    // 10 µs a document: far below a sixteenth of the 4 ms budget (250 µs).
+    let mut h = harness(4, 100, 10_000);
+    h.d.call(start_view("home"), no_attrs());
+    h.d.call(action("a1"), no_attrs());
+    assert!(h.d.scheduler().pending().is_empty(), "no timer for a light turn");
+    assert!(h.sink.busy_marks.lock().expect("marks").is_empty(), "the writer is never told to wait");
+    // The view is owed after each call and goes out with it (no interval: written at once).
+    assert_eq!(h.sink.shape(), "vav");
+    assert_eq!(h.counters.calls_inline.get(), 2);
+}
+
+#[test]
+fn light_turns_add_up_until_a_turn_end_is_awaited_and_resets_them() {
+    let mut h = harness(4, 100, 10_000);
+    h.d.call(start_view("home"), no_attrs()); // 10 µs
+    // Each action and its view document: 20 µs. Twelve more pass 250 µs in all.
+    for i in 0..11 {
+        h.d.call(action(&format!("a{i}")), no_attrs());
+        assert!(h.d.scheduler().pending().is_empty(), "still light after {} µs", 10 + 20 * (i + 1));
+    }
+    h.d.call(action("a11"), no_attrs()); // 250 µs
+    assert_eq!(h.d.scheduler().pending(), vec![Timer::TurnEnd], "awaited once past the share");
+    assert_eq!(*h.sink.busy_marks.lock().expect("marks"), vec![(true, h.sink.records().len())]);
+    assert_eq!(h.d.scheduler().pop(), Some(Timer::TurnEnd));
+    h.d.on_timer(Timer::TurnEnd);
+    // Reset: the next call is light again.
+    h.d.call(action("b"), no_attrs());
+    assert_eq!(h.d.scheduler().pending(), vec![]);
+}
+
+#[test]
+fn what_light_turns_spent_counts_toward_the_budget_of_the_next_busy_turn() {
+    // Light calls leave 240 µs spent; a busy turn then queues 240 µs sooner than a fresh one.
+    let mut h = harness(4, 1000, 10_000);
+    h.d.call(start_view("home"), no_attrs());
+    for i in 0..10 {
+        h.d.call(action(&format!("a{i}")), no_attrs()); // 210 µs spent in all
+    }
+    assert!(h.d.scheduler().pending().is_empty());
+    h.sink.set_costs(vec![1_000_000]); // now 1 ms a document: 2 ms an action
+    call_actions(&mut h.d, "b", 0..4);
+    // 210 µs + 2 ms (b0, awaited from here) + 2 ms (b1 started at 2.21 ms, under 4 ms): two
+    // inline, the rest queued.
+    assert_eq!(h.counters.calls_queued.get(), 2);
+    assert_eq!(h.d.scheduler().pending(), vec![Timer::TurnEnd, Timer::Slice]);
 }

@@ -53,6 +53,14 @@ pub const WRITER_HOLD_MAX_BYTES: u64 = 8 * 1024 * 1024;
 /// frame, so a frame that also renders still fits. Source: the reference change (seed 000).
 pub const TURN_BUDGET_MS: u32 = 4;
 
+/// A turn's end is awaited (a [`Timer::TurnEnd`](crate::core::seam::Timer::TurnEnd), one
+/// `setTimeout` on the JS thread) only once the calls since the last awaited end have spent this
+/// share of the turn budget (a sixteenth: 250 µs of the default 4 ms). The timer costs the UI
+/// thread an event-loop iteration per turn, many times a lone event's own processing
+/// (docs/benchmarks.md, steady state); up to this much of a turn's budget may have been spent on
+/// earlier turns, so a burst is queued that much sooner, never later.
+pub const LIGHT_TURN_SHARE: u64 = 16;
+
 /// An active view's document is written at most once per this interval (and once per turn); a
 /// stopped view, and every forced point (drains, `keepAlive`, `flush`, `stop`, `markCrash`, user and
 /// consent changes, session end), write it at once. The browser RUM SDK throttles view updates to

@@ -3,8 +3,11 @@
 //! (Longer than most files: the budget, queue and drain rules share one state machine; a third is its docs.)
 //!
 //! - **Inline path.** While the queue is empty and the current turn has spent less than the turn
-//!   budget, a call is processed at once; the first processing of a turn schedules
-//!   [`Timer::TurnEnd`], whose firing resets the turn's spent time.
+//!   budget, a call is processed at once. Once the time spent since the last turn end passes
+//!   [`LIGHT_TURN_SHARE`] of the budget, the turn's end is awaited: [`Timer::TurnEnd`] is
+//!   scheduled, and its firing resets the spent time. A lighter turn (a lone event) schedules no
+//!   turn end: a view it leaves owed gets its [`Timer::ViewsDue`] (at most one per interval), and
+//!   what it spent counts toward the next turns.
 //! - **Queued path.** Otherwise the call is queued, and a [`Timer::Slice`] is scheduled. At the
 //!   queue's capacity a slice runs synchronously before the event is queued: memory stays
 //!   bounded and nothing is dropped. A later call never overtakes an earlier one.
@@ -33,7 +36,7 @@ use std::sync::Arc;
 
 use super::attrs::Attrs;
 use super::coalesce::Moment;
-use super::config::QUEUE_CAPACITY;
+use super::config::{LIGHT_TURN_SHARE, QUEUE_CAPACITY};
 use super::document::{Document, DocumentKind};
 use super::event::{ErrorSource, Event, EventKind};
 use super::scope::LAUNCH_VIEW_NAME;
@@ -306,10 +309,21 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     fn run_inline(&mut self, ev: Event, started_ns: u64, mode: Mode) {
         self.counters().calls_inline.incr();
         let start = started_ns.min(self.clock.mono_ns());
-        self.begin_turn();
-        self.process(ev, mode);
+        let due = self.process(ev, mode);
         let spent = self.clock.mono_ns().saturating_sub(start);
         self.charge_turn(spent, true);
+        if self.turn.end_scheduled || self.sequencer.is_stopped() {
+            return;
+        }
+        if self.turn.spent_ns >= self.sequencer.turn_budget_ns() / LIGHT_TURN_SHARE {
+            // No longer light: this turn's end is awaited (and resets what was spent).
+            self.begin_turn();
+            self.charge_turn(0, true);
+        } else if let Some(due) = due {
+            // A light turn's end is not awaited: a view it left owed is written by its own timer
+            // on a later turn (once per interval, not once per turn), with the turn's last state.
+            self.schedule_views(due);
+        }
     }
 
     /// An action (or a resource start) queued behind other calls that will find no active view:
@@ -460,11 +474,13 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
         Some(self.clock.mono_ns().saturating_sub(start))
     }
 
-    fn process(&mut self, ev: Event, mode: Mode) {
+    /// Returns when the earliest view left owed is due, if one is.
+    fn process(&mut self, ev: Event, mode: Mode) -> Option<u64> {
         let mut docs = std::mem::take(&mut self.docs);
-        let (consent, _due) = self.sequencer.apply(ev, mode.after, self.clock.mono_ns(), &mut docs);
-        // A view held back here waits for the end of this slice or drain, or for the turn end
-        // the inline path schedules (charge_turn); that turn end schedules what is still due.
+        let (consent, due) = self.sequencer.apply(ev, mode.after, self.clock.mono_ns(), &mut docs);
+        // A view held back here waits for the end of this slice or drain, for the turn end the
+        // inline path awaits (that turn end schedules what is still due), or for its own timer
+        // after a light turn (run_inline).
         self.deliver_all(&mut docs, mode);
         if let Some(consent) = consent {
             if let Err(e) = self.sequencer.sink().consent_changed(consent) {
@@ -473,6 +489,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
             }
         }
         self.docs = docs;
+        due
     }
 
     /// The end of a slice or drain: the coalesced view documents go out.

@@ -50,9 +50,10 @@ test("slices and the turn end are scheduled with the global object's setTimeout,
   assert.ok(names.has('rumTurnEnd'), `the turn end went through the global setTimeout (saw ${[...names]})`);
   const turns = scheduled.filter((s) => s.name === 'rumSlice' || s.name === 'rumTurnEnd');
   assert.ok(turns.every((s) => s.ms === 0), 'slices and turn ends with a delay of 0');
-  // A view held back by viewUpdateIntervalMs (default 1000) waits for the rest of its interval.
+  // A view held back by viewUpdateIntervalMs (default 1000) waits for the rest of its interval;
+  // one a light turn (no awaited end) left owed and due goes out on the next turn (0).
   const due = scheduled.filter((s) => s.name === 'rumViewsDue');
-  assert.ok(due.every((s) => s.ms > 0 && s.ms <= 1000), `views due within the interval (saw ${due.map((s) => s.ms)})`);
+  assert.ok(due.every((s) => s.ms >= 0 && s.ms <= 1000), `views due within the interval (saw ${due.map((s) => s.ms)})`);
 });
 
 test('one pipeline per directory however its path is spelled (a symlink, a .. segment)', (t) => {

@@ -97,8 +97,16 @@ export function readBatchFiles(dir, { includeClaimed = false } = {}) {
 /** Claims every batch through the upload API, checks its shape, and completes it as delivered. */
 export function drainBatches(p, { deliver = true, max = 10_000 } = {}) {
   const batches = [];
+  const notReadyUntil = Date.now() + 10_000;
   for (let i = 0; i < max; i++) {
     const b = p.nextBatch();
+    if (b === null && p.pendingBatches() > 0 && Date.now() < notReadyUntil) {
+      // Not ready yet (batches found at open, still being checked by the writer): ask again
+      // shortly, as RumUploader does.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+      i--;
+      continue;
+    }
     if (b === null) return batches;
     checkBatchShape(b);
     const docs = parseNdjson(batchText(b), `nextBatch() ${String(b.id)}`);
