@@ -17,9 +17,9 @@ fn read(rel: &str) -> String {
 fn human_ms(ms: u64) -> String {
     match ms {
         0 => "0 ms".to_owned(),
-        ms if ms % 3_600_000 == 0 => format!("{} h", ms / 3_600_000),
-        ms if ms % 60_000 == 0 => format!("{} min", ms / 60_000),
-        ms if ms % 1_000 == 0 => format!("{} s", ms / 1_000),
+        ms if ms.is_multiple_of(3_600_000) => format!("{} h", ms / 3_600_000),
+        ms if ms.is_multiple_of(60_000) => format!("{} min", ms / 60_000),
+        ms if ms.is_multiple_of(1_000) => format!("{} s", ms / 1_000),
         ms => format!("{ms} ms"),
     }
 }
@@ -27,8 +27,8 @@ fn human_ms(ms: u64) -> String {
 /// `4 MiB`, `512 KiB`, or bytes.
 fn human_bytes(b: u64) -> String {
     match b {
-        b if b > 0 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
-        b if b > 0 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b if b > 0 && b.is_multiple_of(1 << 20) => format!("{} MiB", b >> 20),
+        b if b > 0 && b.is_multiple_of(1 << 10) => format!("{} KiB", b >> 10),
         b => format!("{b} bytes"),
     }
 }
@@ -38,7 +38,7 @@ fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
