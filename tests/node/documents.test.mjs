@@ -1,6 +1,6 @@
 // The whole interface end to end: every call of the JS interface, the RUM documents it leaves in
 // the batch files after flush() (docs/design.md "Documents"), and the upload API (nextBatch /
-// completeBatch, "The upload protocol").
+// completeBatch, "Upload side").
 
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
