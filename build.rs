@@ -1,6 +1,6 @@
 //! Links the Node-API library on HarmonyOS (napi-build-ohos adds the NDK paths and `ace_napi.z`
 //! when `OHOS_NDK_HOME` is set). On the host the symbols come from the loading Node.js process,
-//! and the cdylib binds its own functions locally (see `src/napi/node_host.rs`).
+//! and the cdylib binds its own functions locally (`src/napi/js/node.rs`; docs/ohos-build.md).
 
 fn main() {
     if std::env::var_os("CARGO_FEATURE_NAPI").is_none() {

@@ -89,7 +89,7 @@ macro_rules! for_each_pipeline_method {
             /// Sealed batches waiting for `nextBatch()`: not claimed, still to be uploaded
             /// (`stats().batchesPending`; read without waiting for the writer). When `nextBatch()`
             /// returns null while this is above 0, batches exist but are not ready yet: right after
-            /// open the writer is still checking the compressed batches it found (about 0.1 ms each),
+            /// open the writer is still checking the compressed batches it found (one decompression each),
             /// or it holds the directory (a seal, a stalled disk). Ask again shortly, backing off;
             /// 0 means nothing to send.
             pending_batches "pendingBatches" () "" -> "number";

@@ -1,4 +1,4 @@
-//! The documents the scope tree builds: the RUM JSON shape DESIGN.md lists, view counters and
+//! The documents the scope tree builds: the RUM JSON shape docs/design.md lists, view counters and
 //! versions, the launch view, resource pairing and its limits, global attributes.
 
 mod dispatch_support;

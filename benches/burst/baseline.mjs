@@ -1,6 +1,6 @@
-// The baseline: what the pre-queue SDK did for every call (seeds/000, "Problem"; DESIGN.md
-// "Measuring"), in plain JS on the caller's thread. Per action it builds the action document and a
-// full view document (RUM format, DESIGN.md "Documents"), JSON.stringify-s each, and appends each to
+// The baseline: what the pre-queue SDK did for every call (docs/design.md, "How we
+// measure"), in plain JS on the caller's thread. Per action it builds the action document and a
+// full view document (RUM format, docs/design.md "Documents"), JSON.stringify-s each, and appends each to
 // the active batch file with its own open / append / close. Batches roll at 512 KiB; a 4 MiB quota
 // evicts the oldest sealed batches first. The documents and the storage are documents.mjs's, shared
 // with the JS queue (jsqueue.mjs); the reader has the shape of RumPipeline's nextBatch /

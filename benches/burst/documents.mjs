@@ -1,7 +1,7 @@
 // What the two plain-JS SDKs of the harness share (baseline.mjs, the pre-queue SDK, and
 // jsqueue.mjs, the reference change's dispatch queue in JS): the RUM documents they build and the
 // batch files they append them to. Both write the same kinds of documents (action, view, error)
-// with the module's fields (RUM format, DESIGN.md "Documents"): `ddtags` (where the intake reads
+// with the module's fields (RUM format, docs/design.md "Documents"): `ddtags` (where the intake reads
 // env, service and version), `_dd.configuration.session_sample_rate`, the view's crash count, the
 // module's `source` and the view key as `url`. So bytes written compare like for like: what differs
 // is how many documents each writes, not what one holds (tests/node/burst-peers.test.mjs checks
@@ -10,7 +10,7 @@
 // RumScope is the scope state (identity, global attributes, the active view and its counters) and
 // builds documents as objects; the caller JSON.stringify-s them. BatchStore is the storage of the
 // seed SDK: every document is one NDJSON line appended with its own open / append / close,
-// synchronously (seeds/000: "three open/append/close calls" per action; the reference change keeps
+// synchronously (three open/append/close calls per action; the reference change kept
 // that storage), batches roll at 512 KiB and a 4 MiB quota evicts the oldest sealed batches first.
 // Its reader has the shape of RumPipeline's nextBatch / completeBatch, so one uploader serves every
 // variant.

@@ -1,4 +1,4 @@
-// The JS queue: the reference change's dispatch queue (seeds/000, "Change") written in plain JS, as
+// The JS queue: the reference change's dispatch queue (docs/design.md: the reference change) written in plain JS, as
 // a user would write it instead of using the native module. Same documents and same storage as the
 // baseline (documents.mjs): everything still happens on the caller's thread, synchronously; what
 // changes is *when*.
@@ -26,7 +26,7 @@
 
 import { BatchStore, RumScope } from './documents.mjs';
 
-/** The reference change's limits (seeds/000; DESIGN.md "The dispatch contract"). */
+/** The reference change's limits (docs/design.md, "Dispatch rules"). */
 export const JS_QUEUE_LIMITS = { turnBudgetMs: 4, queueCapacity: 5_000 };
 
 const START_VIEW = 0;

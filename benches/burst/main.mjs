@@ -115,7 +115,7 @@ async function probeModule(opts, libPath) {
   if (!p.flushed) fail('flush() did not return true after one action');
   if (!p.batch) fail('nextBatch() returned null after one action and flush()');
   if (p.batch.actions !== 1) fail(`the first batch holds ${p.batch.actions} action documents, expected 1`);
-  if (p.batch.body_type !== '[object ArrayBuffer]') console.error(`scripts/burst: warning: nextBatch().body is ${p.batch.body_type}, DESIGN.md says ArrayBuffer`);
+  if (p.batch.body_type !== '[object ArrayBuffer]') console.error(`scripts/burst: warning: nextBatch().body is ${p.batch.body_type}, the interface says ArrayBuffer`);
   if (!p.floor) console.error('scripts/burst: warning: the module exports no copyArgsFloor(); the floor is not measured and its target cannot pass');
   return p;
 }

@@ -1,4 +1,4 @@
-// The scenarios of DESIGN.md "Measuring", shared by the orchestrator (main.mjs) and the sample
+// The scenarios of docs/benchmarks.md ("Scenarios"), shared by the orchestrator (main.mjs) and the sample
 // process (sample.mjs). A scenario lists the variants it applies to and the metrics it reports;
 // the first metric of each scenario is its row in the headline table unless `table` says otherwise.
 
@@ -8,10 +8,10 @@ const SDKS = ['baseline', 'jsqueue', 'native']; // the variants that write docum
 
 export const VARIANT_LABELS = { baseline: 'Baseline', jsqueue: 'JS queue', native: 'Native', floor: 'Floor' };
 
-/** Seed SDK upload cadence (DESIGN.md "Measuring"; seeds/000): every 2 s, 20 batches, backoff ×2 ≤ 60 s. */
+/** The reference SDK's upload cadence (docs/benchmarks.md, "Scenarios"): every 2 s, 20 batches, backoff ×2 ≤ 60 s. */
 export const UPLOADER = { periodMs: 2_000, maxBatchesPerCycle: 20, backoffFactor: 2, maxBackoffMs: 60_000 };
 
-/** The reference SDK's storage limits, which the baseline reimplements (DESIGN.md storage contract). */
+/** The reference SDK's storage limits, which the baseline reimplements (docs/design.md, "Storage rules"). */
 export const BASELINE_LIMITS = { batchMaxBytes: 512 * 1024, diskQuotaBytes: 4 * 1024 * 1024 };
 
 /**

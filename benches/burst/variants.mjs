@@ -19,7 +19,7 @@ export { loadNative };
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** Methods the harness needs on a RumPipeline instance (DESIGN.md "The JS / ArkTS interface"). */
+/** Methods the harness needs on a RumPipeline instance (docs/interface.md). */
 export const REQUIRED_METHODS = ['startView', 'addAction', 'flush', 'stop', 'stats', 'nextBatch', 'completeBatch'];
 
 /** The library a run loads unless told otherwise (RUM_NATIVE_LIB, else target/release). */

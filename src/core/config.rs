@@ -1,4 +1,8 @@
 //! Every limit of the pipeline: its default, why it has that value, and where the value comes from.
+//! This is the one place a limit is stated; the README's limits table, the options' `@default`s
+//! (`src/napi/options.rs` → `index.d.ts`) and `docs/design.md` repeat the values for readers, and
+//! `tests/limits.rs` holds them to these constants. Measurements behind a choice are in
+//! `docs/benchmarks.md`, not here: they change from run to run, the reasons do not.
 //!
 //! The values a host may change arrive in [`Config`]; [`Config::validate`] rejects the ones that
 //! would break an invariant (a zero budget would queue everything forever, a quota smaller than one
@@ -7,22 +11,19 @@
 use std::fmt;
 use std::path::PathBuf;
 
-/// The zlib level sealed batches are compressed at (`batchEncoding: 'gzip'`), chosen by
-/// measurement (`cargo run --release --no-default-features --example gzip_levels`: one 512 KiB
-/// batch of reference-burst actions; ratio and time to compress, median of 9 on a 2-core x86_64
-/// VM): level 1 25.7x in 0.38 ms, 3 36.3x in 1.24 ms, 6 37.2x in 2.03 ms, 9 37.2x in 3.52 ms.
-/// Level 1 keeps two thirds of the best ratio at a fifth of level 6's cost, and a third of level
-/// 3's: the seal holds the store (the upload side waits for it) and its CPU is the SDK's in a
-/// burst: with level 3 the 3,700-action burst cost 46 ms of process CPU against 34 ms with level 1
-/// (`scripts/burst`), past its target of a third of the baseline's. At 25x the 4 MiB quota keeps
-/// about 90 MB of documents: all of a 37,000-action burst; of `scripts/burst`'s 100,000 (92 MB)
-/// it evicts about a fifth, which level 3 (36x) would keep.
+/// The zlib level sealed batches are compressed at (`batchEncoding: 'gzip'`). The lowest level
+/// keeps most of the best ratio at a fraction of the higher levels' cost, and cost is what
+/// matters here: the seal holds the store (the upload side waits for it) and its CPU is the SDK's
+/// during a burst. What it gives up is the tail of the largest bursts under the default quota.
+/// Ratios and times per level, and what the quota keeps: `docs/benchmarks.md`, "Sealed batches"
+/// (`examples/gzip_levels.rs`, `examples/gzip_quota.rs`).
 pub const GZIP_LEVEL: u32 = 1;
 
 /// How many times more documents the writer's backlog may hold with gzip batches than with plain
-/// ones: a sealed batch keeps its documents in about a twenty-fifth of their bytes (above), so
-/// the reason for bounding the backlog by what the disk could keep scales with it; 8 leaves a
-/// wide margin for documents that compress worse than the reference burst's.
+/// ones: a sealed batch keeps its documents in a small fraction of their bytes, so the reason for
+/// bounding the backlog by what the disk could keep scales with it; 8 is well below the measured
+/// ratio (`docs/benchmarks.md`, "Sealed batches"), a margin for documents that compress worse than
+/// the reference burst's.
 pub const GZIP_BACKLOG_FACTOR: u64 = 8;
 
 /// The writer's backlog is never above this, whatever the quota: documents waiting in memory
@@ -32,25 +33,25 @@ pub const WRITER_BACKLOG_MAX_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The longest the writer leaves documents in its channel while the JS thread is in a busy turn
 /// (one that processed events and has not ended): one 60 Hz frame. A writer that runs while the
-/// UI thread is in a burst competes with it for a core whenever the others are taken (measured on
-/// a 2-core VM: the 3,700-action loop stalled 13.6 ms with the writer running beside it, 10.8 ms
-/// with it held, median of 8 fresh processes each); a turn longer than a frame has already cost
-/// its frame, so past this the writer works as before. What a kill may lose grows from what the
+/// UI thread is in a burst competes with it for a core whenever the others are taken (measured:
+/// `docs/benchmarks.md`, "The writer hold"); a turn longer than a frame has already cost its
+/// frame, so past this the writer works as before. What a kill may lose grows from what the
 /// writer has not taken yet to the documents of the current turn, whose queued events it loses
 /// anyway.
 pub const WRITER_HOLD_MAX_MS: u64 = 16;
 
 /// ... and while less than this waits for it (the writer's backlog estimate, [`WRITER_BACKLOG_MAX_BYTES`]'s
-/// measure). On the VM above, a frame-long turn of capacity slices (the 37,000- and 100,000-action
-/// loops) left 1.1–4.8 MiB waiting when its hold ran out, so the bound acts only where the writer
-/// already lags the JS thread; memory then grows no faster than without the hold.
+/// measure). Set above what a frame-long turn of capacity slices leaves waiting in the largest
+/// benchmark bursts (`docs/benchmarks.md`, "The writer hold"), so the bound acts only where the
+/// writer already lags the JS thread; memory then grows no faster than without the hold.
 pub const WRITER_HOLD_MAX_BYTES: u64 = 8 * 1024 * 1024;
 
 /// Time the SDK may spend on the caller's turn before it queues.
 ///
 /// Trade-off (as tokio's coop budget documents its own): a larger budget keeps more calls on the
 /// cheaper inline path but lets a burst hold the UI thread longer; 4 ms is a quarter of a 60 Hz
-/// frame, so a frame that also renders still fits. Source: the reference change (seed 000).
+/// frame, so a frame that also renders still fits. Source: the reference change
+/// (`docs/design.md`).
 pub const TURN_BUDGET_MS: u32 = 4;
 
 /// A turn's end is awaited (a [`Timer::TurnEnd`](crate::core::seam::Timer::TurnEnd), one
@@ -64,11 +65,11 @@ pub const LIGHT_TURN_SHARE: u64 = 16;
 /// An active view's document is written at most once per this interval (and once per turn); a
 /// stopped view, and every forced point (drains, `keepAlive`, `flush`, `stop`, `markCrash`, user and
 /// consent changes, session end), write it at once. The browser RUM SDK throttles view updates to
-/// one per 3 s. We chose 1 s by measurement (`cargo bench --bench views`, docs/benchmarks.md): at
-/// 300 actions/s view documents fall from one per action (39 % of the bytes written) to 0.3 % of
-/// them at 1 s; 3 s would save another 0.2 % of the bytes while tripling how stale a live view may
-/// be on the intake and what a `kill -9` may cost (the view updates of one interval, never an
-/// action, error or resource). 0 writes after every inline event, as before (no throttling).
+/// one per 3 s. We chose 1 s because past it the view documents' share of the bytes written is
+/// already negligible, while a longer interval multiplies how stale a live view may be on the
+/// intake and what a `kill -9` may cost (the view updates of one interval, never an action, error
+/// or resource); figures: `docs/benchmarks.md`, "View updates" (`cargo bench --bench views`).
+/// 0 writes after every inline event, as before (no throttling).
 pub const VIEW_UPDATE_INTERVAL_MS: u32 = 1_000;
 
 /// The largest `viewUpdateIntervalMs`: a minute of view updates is what a killed process may lose,
@@ -77,18 +78,19 @@ pub const MAX_VIEW_UPDATE_INTERVAL_MS: u64 = 60_000;
 
 /// Events held while they wait for a slice. At the bound a slice runs synchronously before the
 /// event is queued, so memory stays bounded and nothing is dropped. 5,000 covers the reference
-/// burst (3,700 actions) without ever hitting the bound. Source: seed 000.
+/// burst (3,700 actions) without ever hitting the bound. Source: the reference change
+/// (`docs/design.md`).
 pub const QUEUE_CAPACITY: usize = 5_000;
 
-/// Roll the active batch past this size. Matches the seed SDK's batch size, which its intake accepts
-/// in one request.
+/// Roll the active batch past this size. Matches the reference SDK's batch size, which its intake
+/// accepts in one request.
 pub const BATCH_MAX_BYTES: u64 = 512 * 1024;
 
 /// Roll an active batch older than this, so the uploader is not starved while events trickle in.
 pub const BATCH_WINDOW_MS: u64 = 10_000;
 
-/// All batch files of the pipeline, claimed ones included, stay within this. Source: the seed
-/// SDK's 4 MB disk quota.
+/// All batch files of the pipeline, claimed ones included, stay within this: storage an app
+/// grants a monitoring SDK without noticing. Source: the reference SDK's 4 MB disk quota.
 pub const DISK_QUOTA_BYTES: u64 = 4 * 1024 * 1024;
 
 /// File-count cap, so a directory of tiny batches cannot grow without bound.
@@ -102,11 +104,14 @@ pub const BATCH_MAX_AGE_MS: u64 = 23 * 60 * 60 * 1000;
 /// whole batch for itself.
 pub const EVENT_MAX_BYTES: u64 = 512 * 1024;
 
-/// Documents kept while consent is pending; when full, the oldest half is dropped.
+/// Documents kept while consent is pending; when full, the oldest half is dropped. As much room as
+/// the default disk quota: a user who has not answered yet costs the app no more disk than one
+/// who has.
 pub const PRE_CONSENT_MAX_BYTES: u64 = 4 * 1024 * 1024;
 
 /// A claim older than this is released (at open, and by `nextBatch()` when it finds one): the
-/// uploader that held it is gone, or has hung.
+/// uploader that held it is gone, or has hung. Far longer than any upload of one batch takes, so a
+/// slow upload is not handed out twice.
 pub const CLAIM_TIMEOUT_MS: u64 = 10 * 60 * 1000;
 
 /// `flush()` and `markCrash()` wait at most this long for the writer; past it they report a
@@ -134,10 +139,12 @@ pub const WRITER_BACKLOG_MIN_BYTES: u64 = WRITER_BACKLOG_QUOTAS * DISK_QUOTA_BYT
 /// uploader asks again next cycle) while `completeBatch()` leaves its change to the writer.
 pub const UPLOAD_LOCK_WAIT_MS: u64 = 16;
 
-/// A session ends after this long without events. Source: RUM session rules (seed SDK).
+/// A session ends after this long without events. Source: the RUM session rules every RUM SDK
+/// follows, the reference SDK's included.
 pub const SESSION_INACTIVITY_MS: i64 = 15 * 60 * 1000;
 
-/// A session ends after this long in total. Source: RUM session rules (seed SDK).
+/// A session ends after this long in total, so one session is not an app's whole day. Source: the
+/// RUM session rules.
 pub const SESSION_MAX_DURATION_MS: i64 = 4 * 60 * 60 * 1000;
 
 /// Resources started and not yet stopped, per view; past it the oldest is dropped and counted, so

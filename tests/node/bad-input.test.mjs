@@ -1,4 +1,4 @@
-// Bad input (DESIGN.md "The JS / ArkTS interface"): a wrong type throws a TypeError, a bad value a
+// Bad input (docs/interface.md "Bad arguments"): a wrong type throws a TypeError, a bad value a
 // RangeError, whose message names the method and the argument; the call then has no effect, and
 // the pipeline keeps working. Documented conversions: undefined members skipped, Dates → epoch ms,
 // Map attributes accepted.

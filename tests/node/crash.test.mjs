@@ -1,6 +1,6 @@
 // A child process killed with SIGKILL mid-burst: everything it flushed before the kill (it prints
 // a line after each flush() that returned true) is readable after reopening a pipeline on the same
-// directory, through nextBatch until null, and every line parses (DESIGN.md "Recovery").
+// directory, through nextBatch until null, and every line parses (docs/design.md "Storage rules", crash recovery).
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -1,6 +1,6 @@
 // Order, exactly-once and coalescing through the real library; every synchronous drain point;
-// user and consent semantics; the inline path after stop() (DESIGN.md "The dispatch contract",
-// "Consent").
+// user and consent semantics; the inline path after stop() (docs/design.md "Dispatch rules",
+// "Storage rules": consent).
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

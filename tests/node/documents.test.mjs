@@ -1,6 +1,6 @@
 // The whole interface end to end: every call of the JS interface, the RUM documents it leaves in
-// the batch files after flush() (DESIGN.md "Documents"), and the upload API (nextBatch /
-// completeBatch, "The storage contract").
+// the batch files after flush() (docs/design.md "Documents"), and the upload API (nextBatch /
+// completeBatch, "Upload side").
 
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -24,7 +24,7 @@ import {
   readBatchFiles,
 } from './lib/helpers.mjs';
 
-/** Fields every document has (DESIGN.md "Documents"). */
+/** Fields every document has (docs/design.md "Documents"). */
 function checkCommon(d, { sessionId, service = 'node-tests', version = '0.0.1' } = {}) {
   const where = `${d.type} document ${JSON.stringify(d).slice(0, 160)}`;
   assert.ok(['view', 'action', 'error', 'resource'].includes(d.type), `${where}: type`);

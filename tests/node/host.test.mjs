@@ -1,5 +1,5 @@
 // What the binding takes from its host: the JS thread's own global setTimeout for slices and the
-// turn end (DESIGN.md "The JS / ArkTS interface"), one pipeline per canonical storageDir however
+// turn end (docs/design.md "Dispatch rules"), one pipeline per canonical storageDir however
 // the path is spelled, and the phone build script's answer on a machine without the SDK.
 
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The event mapper (DESIGN.md "The dispatch contract"): run for each non-view document; returns
+// The event mapper (docs/design.md "Dispatch rules"): run for each non-view document; returns
 // the document (maybe changed) or null to drop it; a throwing mapper keeps the document unchanged
 // and counts an error, and nothing is thrown to the caller or into the timer; a mapper that
 // changes the user must not break the pipeline.

@@ -1,10 +1,10 @@
 // Slicing really yields: a burst past the turn budget is processed in slices on later turns, and
-// other work of the event loop runs between them (DESIGN.md "The dispatch contract").
+// other work of the event loop runs between them (docs/design.md "Dispatch rules").
 //
 // On the host a slice is fast: a release build processes a few thousand queued actions in one
-// 4 ms slice, so the seed's 3,700-action burst may drain in a single slice. The tests that need
+// 4 ms slice, so the reference 3,700-action burst may drain in a single slice. The tests that need
 // several slices make each document cost more on the JS thread with an event mapper (its time
-// counts against the budget, DESIGN.md), which is what a slower phone looks like to the budget.
+// counts against the budget, docs/design.md), which is what a slower phone looks like to the budget.
 //
 // The structural checks (slices > 1, the ticker runs between them, order) hold on every run. The
 // time bound is generous, and a run that breaks it is repeated (3 runs at most): on a loaded

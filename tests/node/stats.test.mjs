@@ -1,5 +1,5 @@
-// stats(): every documented counter exists, is a number, and moves as expected (DESIGN.md "The JS /
-// ArkTS interface"). The eviction, drop and write-error counters move in storage.test.mjs.
+// stats(): every documented counter exists, is a number, and moves as expected (docs/interface.md
+// "`stats()`"). The eviction, drop and write-error counters move in storage.test.mjs.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

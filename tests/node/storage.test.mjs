@@ -1,4 +1,4 @@
-// The storage contract through the real library (DESIGN.md "The storage contract"): the disk
+// The storage contract through the real library (docs/design.md "Storage rules"): the disk
 // quota and file cap are never exceeded and evictions are counted by reason; old batches are
 // deleted, not uploaded; an active batch rolls after the batch window so uploads are not starved;
 // oversize documents never reach a batch; write errors are counted, never thrown, and recovered.

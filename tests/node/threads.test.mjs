@@ -1,5 +1,5 @@
 // Two worker_threads and the main thread writing to one storageDir with the same options attach
-// to one pipeline (DESIGN.md "Threads"): every document exactly once, each thread's in its call
+// to one pipeline (docs/design.md "Dispatch rules", Threads): every document exactly once, each thread's in its call
 // order, batch files valid NDJSON.
 
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 // The one loader of the built cdylib, for the Node tests, the ArkTS facade run on the host and the
 // benchmarks: loaded once per process (main thread, worker or child) with process.dlopen, as
-// DESIGN.md says Node loads it (Node-API is the ABI ArkTS implements).
+// docs/interface.md ("Loading") says Node loads it (Node-API is the ABI ArkTS implements).
 //
 // Which library:
 //   RUM_NATIVE_LIB=debug|release  → target/<profile>/librum_native.so (under CARGO_TARGET_DIR if set)

@@ -27,9 +27,10 @@ impl Default for Names<'_> {
 
 impl<'e> Args<'e> {
     /// `obj[name]` for a name that may be read many times in this call: from its second read on,
-    /// the name is an engine string made once, and each read a `napi_get_property` (about 450
-    /// instructions less than `napi_get_named_property` in Node, which makes the string again
-    /// every time). None when the read failed (the exception is left for the caller).
+    /// the name is an engine string made once, and each read a `napi_get_property`, cheaper than
+    /// `napi_get_named_property`, which makes the string again every time (counted in
+    /// docs/benchmarks.md, "The caller's cost, counted"). None when the read failed (the exception
+    /// is left for the caller).
     ///
     /// Only at the call's own level: a string made inside a callback the engine runs during this
     /// call (a Map-like's `forEach`) would die with that callback's handle scope.

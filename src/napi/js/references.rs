@@ -70,9 +70,9 @@ impl Drop for Strong {
 }
 
 /// A weak reference to a function the binding makes once and finds again while the engine keeps
-/// it (Node makes a function in about 12,000 instructions; a weak reference gives it back in a few
-/// hundred). napi-ohos' `Ref` has no weak form, hence the raw calls. The reference itself is freed
-/// with the environment.
+/// it: making a function costs the engine far more than finding it through a weak reference
+/// (counted in docs/benchmarks.md, "The caller's cost, counted"). napi-ohos' `Ref` has no weak
+/// form, hence the raw calls. The reference itself is freed with the environment.
 #[derive(Default)]
 pub struct WeakFunction {
     raw: Cell<sys::napi_ref>,

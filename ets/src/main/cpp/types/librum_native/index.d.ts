@@ -118,8 +118,8 @@ export interface PipelineOptions {
   flushTimeoutMs?: number
   /**
    * How sealed batches are stored and handed out by `nextBatch()` (its `encoding`): "gzip"
-   * compresses them on the writer thread (zlib level 1: the reference burst's documents take
-   * about 25 times less disk, so the quota holds that many times more events);
+   * compresses them on the writer thread (zlib level 1: the disk quota then holds many times
+   * more events);
    * "identity" keeps plain NDJSON. @default "gzip"
    */
   batchEncoding?: BatchEncoding
@@ -431,7 +431,7 @@ export declare class RumPipeline {
    * Sealed batches waiting for `nextBatch()`: not claimed, still to be uploaded
    * (`stats().batchesPending`; read without waiting for the writer). When `nextBatch()`
    * returns null while this is above 0, batches exist but are not ready yet: right after
-   * open the writer is still checking the compressed batches it found (about 0.1 ms each),
+   * open the writer is still checking the compressed batches it found (one decompression each),
    * or it holds the directory (a seal, a stalled disk). Ask again shortly, backing off;
    * 0 means nothing to send.
    */
