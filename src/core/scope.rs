@@ -311,7 +311,7 @@ impl Scopes {
                 let Some((common, view, id)) = self.on_view(&at, attrs, |v| v.action_count += 1) else { return };
                 out.push(Document::Action(ActionDocument { common, view, id, action_type, target_name: name }));
             }
-            EventKind::Error { message, source, stack, is_crash } => {
+            EventKind::Error { message, source, stack, is_crash, details } => {
                 // A crash counts on its view (`view.crash.count`), and ends it: the app is going
                 // down, so no later update will close it. Its final document is what the mobile
                 // SDKs write for a crashed view (dd-sdk-android's late crash report): the crash
@@ -328,8 +328,14 @@ impl Scopes {
                 if is_crash {
                     self.enforce_stopped_cap();
                 }
-                let Some((common, view, id)) = doc else { return };
-                out.push(Document::Error(ErrorDocument { common, view, id, message, source, stack, is_crash }));
+                let Some((mut common, view, id)) = doc else { return };
+                // A crash reported after the fact (a system event delivered at the next launch)
+                // carries the time it happened.
+                if let Some(date) = details.as_ref().and_then(|d| d.date_ms) {
+                    common.date = date;
+                }
+                let is_crash = is_crash || details.as_ref().is_some_and(|d| d.is_crash);
+                out.push(Document::Error(ErrorDocument { common, view, id, message, source, stack, is_crash, details }));
             }
             EventKind::StartResource { key, method, url } => {
                 let Some(i) = self.view_for(&at) else { return };
