@@ -14,7 +14,9 @@ use serde_json::Value;
 use super::attrs::{Attrs, Merged};
 use super::config::Config;
 use super::context::{AppContext, Connectivity, Display};
-use super::event::{ActionType, Attributes, ErrorDetails, ErrorHandling, ErrorSource, HttpMethod, ResourceKind, UserInfo};
+use super::event::{
+    ActionType, Attributes, ErrorDetails, ErrorHandling, ErrorSource, HttpMethod, ResourceKind, UserInfo,
+};
 use super::ids::Uuid;
 use super::text::Text;
 

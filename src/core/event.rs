@@ -34,17 +34,47 @@ pub struct Event {
 /// What the call was.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EventKind {
-    StartView { key: String, name: String },
-    StopView { key: String },
-    Action { action_type: ActionType, name: Text },
+    StartView {
+        key: String,
+        name: String,
+    },
+    StopView {
+        key: String,
+    },
+    Action {
+        action_type: ActionType,
+        name: Text,
+    },
     /// `is_crash`: `markCrash`, a crash of this process (counted on its view, which it closes, and
     /// synced). `details`: what `addError`/`markCrash` were given beyond that, if anything.
-    Error { message: String, source: ErrorSource, stack: Option<String>, is_crash: bool, details: Option<Box<ErrorDetails>> },
-    StartResource { key: String, method: HttpMethod, url: String },
-    StopResource { key: String, status_code: u16, kind: ResourceKind, size: Option<u64> },
-    AddTiming { name: String },
-    AddAttribute { key: String, value: Value },
-    RemoveAttribute { key: String },
+    Error {
+        message: String,
+        source: ErrorSource,
+        stack: Option<String>,
+        is_crash: bool,
+        details: Option<Box<ErrorDetails>>,
+    },
+    StartResource {
+        key: String,
+        method: HttpMethod,
+        url: String,
+    },
+    StopResource {
+        key: String,
+        status_code: u16,
+        kind: ResourceKind,
+        size: Option<u64>,
+    },
+    AddTiming {
+        name: String,
+    },
+    AddAttribute {
+        key: String,
+        value: Value,
+    },
+    RemoveAttribute {
+        key: String,
+    },
     SetUser(Option<UserInfo>),
     SetConsent(TrackingConsent),
     SetConnectivity(Connectivity),
@@ -246,7 +276,13 @@ mod tests {
         assert!(EventKind::StopSession.drains_queue());
         let action = EventKind::Action { action_type: ActionType::Tap, name: "a".into() };
         assert!(!action.drains_queue());
-        let error = EventKind::Error { message: "m".into(), source: ErrorSource::Custom, stack: None, is_crash: false, details: None };
+        let error = EventKind::Error {
+            message: "m".into(),
+            source: ErrorSource::Custom,
+            stack: None,
+            is_crash: false,
+            details: None,
+        };
         assert!(error.drains_queue());
     }
 

@@ -335,7 +335,16 @@ impl Scopes {
                     common.date = date;
                 }
                 let is_crash = is_crash || details.as_ref().is_some_and(|d| d.is_crash);
-                out.push(Document::Error(ErrorDocument { common, view, id, message, source, stack, is_crash, details }));
+                out.push(Document::Error(ErrorDocument {
+                    common,
+                    view,
+                    id,
+                    message,
+                    source,
+                    stack,
+                    is_crash,
+                    details,
+                }));
             }
             EventKind::StartResource { key, method, url } => {
                 let Some(i) = self.view_for(&at) else { return };

@@ -283,7 +283,10 @@ impl BindingPipeline {
             let message = self.text(r, message, "message")?;
             let stack = self.opt_text(r, stack, "stack")?;
             let details = read_error_details(r, details, self.max_event, true)?;
-            Ok((EventKind::Error { message, source: ErrorSource::Source, stack, is_crash: true, details }, Attrs::default()))
+            Ok((
+                EventKind::Error { message, source: ErrorSource::Source, stack, is_crash: true, details },
+                Attrs::default(),
+            ))
         })?;
         Ok(self.outcome(self.shared.storage.flush_crash(self.timeout())))
     }
