@@ -27,11 +27,15 @@ macro_rules! for_each_pipeline_method {
             /// of `{ type, name, attributes? }`. All are checked before any is recorded.
             add_actions "addActions" (events) "events: Array<ActionEvent>" -> "void";
             /// Records an error; everything called before it is processed first.
-            add_error "addError" (message, source, stack, attributes)
-                "message: string, source: ErrorSource, stack?: string, attributes?: Attributes" -> "void";
+            /// `details` adds the error's type, category, handling, the time it happened, or `isCrash` for
+            /// a crash of an earlier process reported after the fact.
+            add_error "addError" (message, source, stack, attributes, details)
+                "message: string, source: ErrorSource, stack?: string, attributes?: Attributes, details?: ErrorDetails"
+                -> "void";
             /// Records a crash after everything called before it, writes it to disk and fsyncs. Returns
-            /// false as `flush()` does.
-            mark_crash "markCrash" (message, stack) "message: string, stack?: string" -> "boolean";
+            /// false as `flush()` does. `details` as `addError`'s (the error's type, say).
+            mark_crash "markCrash" (message, stack, details)
+                "message: string, stack?: string, details?: ErrorDetails" -> "boolean";
             /// Starts a resource (a network request) identified by `key`.
             start_resource "startResource" (key, method, url, attributes)
                 "key: string, method: string, url: string, attributes?: Attributes" -> "void";

@@ -71,6 +71,7 @@ fn documents_have_the_rum_event_format_shape() {
             source: ErrorSource::Network,
             stack: Some("s".into()),
             is_crash: false,
+            details: None,
         },
         no_attrs(),
     );
@@ -142,7 +143,13 @@ fn a_crash_counts_on_its_view_and_ends_it() {
     let mut h = harness(1_000, 1_000, 0);
     h.d.call(start_view("home"), no_attrs());
     h.clock.advance(3 * MS);
-    let crash = EventKind::Error { message: "boom".into(), source: ErrorSource::Source, stack: None, is_crash: true };
+    let crash = EventKind::Error {
+        message: "boom".into(),
+        source: ErrorSource::Source,
+        stack: None,
+        is_crash: true,
+        details: None,
+    };
     h.d.call(crash, no_attrs());
     let last_view = h.sink.view_docs().pop().map(|d| to_json(&d)).expect("a view document after the crash");
     let v = &last_view["view"];

@@ -233,7 +233,10 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
 
     /// `markCrash(message, stack)`: an unhandled error, after every earlier call.
     pub fn mark_crash(&mut self, message: String, stack: Option<String>, attrs: Attrs) {
-        self.call(EventKind::Error { message, source: ErrorSource::Source, stack, is_crash: true }, attrs);
+        self.call(
+            EventKind::Error { message, source: ErrorSource::Source, stack, is_crash: true, details: None },
+            attrs,
+        );
     }
 
     /// A timer this dispatcher scheduled has fired. Never fails: a deferred slice logs and counts

@@ -14,7 +14,9 @@ use serde_json::Value;
 use super::attrs::{Attrs, Merged};
 use super::config::Config;
 use super::context::{AppContext, Connectivity, DisplayField};
-use super::event::{ActionType, Attributes, ErrorSource, HttpMethod, ResourceKind, UserInfo};
+use super::event::{
+    ActionType, Attributes, ErrorDetails, ErrorHandling, ErrorSource, HttpMethod, ResourceKind, UserInfo,
+};
 use super::ids::Uuid;
 use super::text::Text;
 
@@ -136,6 +138,8 @@ pub struct ErrorDocument {
     pub source: ErrorSource,
     pub stack: Option<String>,
     pub is_crash: bool,
+    /// `type`, `category`, `handling` when the caller gave them (the date is in `common`).
+    pub details: Option<Box<ErrorDetails>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -412,7 +416,19 @@ impl Serialize for ErrorBody<'_> {
             m.serialize_entry("stack", stack)?;
         }
         m.serialize_entry("is_crash", &d.is_crash)?;
-        m.serialize_entry("handling", if d.is_crash { "unhandled" } else { "handled" })?;
+        let details = d.details.as_deref();
+        if let Some(error_type) = details.and_then(|x| x.error_type.as_ref()) {
+            m.serialize_entry("type", error_type)?;
+        }
+        if let Some(category) = details.and_then(|x| x.category) {
+            m.serialize_entry("category", &category)?;
+        }
+        let handling = details.and_then(|x| x.handling).unwrap_or(if d.is_crash {
+            ErrorHandling::Unhandled
+        } else {
+            ErrorHandling::Handled
+        });
+        m.serialize_entry("handling", &handling)?;
         m.end()
     }
 }

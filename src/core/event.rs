@@ -34,15 +34,47 @@ pub struct Event {
 /// What the call was.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EventKind {
-    StartView { key: String, name: String },
-    StopView { key: String },
-    Action { action_type: ActionType, name: Text },
-    Error { message: String, source: ErrorSource, stack: Option<String>, is_crash: bool },
-    StartResource { key: String, method: HttpMethod, url: String },
-    StopResource { key: String, status_code: u16, kind: ResourceKind, size: Option<u64> },
-    AddTiming { name: String },
-    AddAttribute { key: String, value: Value },
-    RemoveAttribute { key: String },
+    StartView {
+        key: String,
+        name: String,
+    },
+    StopView {
+        key: String,
+    },
+    Action {
+        action_type: ActionType,
+        name: Text,
+    },
+    /// `is_crash`: `markCrash`, a crash of this process (counted on its view, which it closes, and
+    /// synced). `details`: what `addError`/`markCrash` were given beyond that, if anything.
+    Error {
+        message: String,
+        source: ErrorSource,
+        stack: Option<String>,
+        is_crash: bool,
+        details: Option<Box<ErrorDetails>>,
+    },
+    StartResource {
+        key: String,
+        method: HttpMethod,
+        url: String,
+    },
+    StopResource {
+        key: String,
+        status_code: u16,
+        kind: ResourceKind,
+        size: Option<u64>,
+    },
+    AddTiming {
+        name: String,
+    },
+    AddAttribute {
+        key: String,
+        value: Value,
+    },
+    RemoveAttribute {
+        key: String,
+    },
     SetUser(Option<UserInfo>),
     SetConsent(TrackingConsent),
     SetConnectivity(Connectivity),
@@ -81,6 +113,23 @@ impl EventKind {
             Self::KeepAlive => "keepAlive",
         }
     }
+}
+
+/// What an error may carry beyond message, source and stack (the `details` argument of
+/// `addError` and `markCrash`): how the crash reporters describe a crash or a freeze.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ErrorDetails {
+    /// `error.type`: the error's name or kind ("TypeError", "SIGSEGV").
+    pub error_type: Option<String>,
+    /// `error.category`.
+    pub category: Option<ErrorCategory>,
+    /// `error.handling`; without it, "unhandled" for a crash, "handled" otherwise.
+    pub handling: Option<ErrorHandling>,
+    /// `is_crash: true` on an `addError`: a crash of an earlier process, reported after the fact
+    /// (it neither closes the current view nor counts on it).
+    pub is_crash: bool,
+    /// `date`: when the error happened, ms since the Unix epoch; without it, the call's time.
+    pub date_ms: Option<i64>,
 }
 
 /// The user in force; `extra` lands beside id/name/email in `usr`.
@@ -122,6 +171,19 @@ js_enum!(
 js_enum!(
     /// RUM error sources the interface accepts.
     ErrorSource { Source = "source", Network = "network", Webview = "webview", Console = "console", Custom = "custom" }
+);
+
+js_enum!(
+    /// `error.category` of the RUM event format.
+    ErrorCategory {
+        Anr = "ANR", AppHang = "App Hang", Exception = "Exception", WatchdogTermination = "Watchdog Termination",
+        MemoryWarning = "Memory Warning", Network = "Network",
+    }
+);
+
+js_enum!(
+    /// `error.handling` of the RUM event format.
+    ErrorHandling { Handled = "handled", Unhandled = "unhandled" }
 );
 
 js_enum!(
@@ -169,6 +231,8 @@ pub fn ts_unions() -> String {
     [
         ts_union::<ActionType>("RUM action types."),
         ts_union::<ErrorSource>("RUM error sources."),
+        ts_union::<ErrorCategory>("`error.category` of the RUM event format."),
+        ts_union::<ErrorHandling>("`error.handling` of the RUM event format."),
         ts_union::<ResourceKind>("RUM resource types."),
         ts_union::<HttpMethod>("HTTP methods of resources (accepted in any case, written in upper case)."),
         ts_union::<TrackingConsent>("Tracking consent."),
@@ -190,7 +254,8 @@ mod tests {
         assert!(u.contains("export type ActionType = 'tap' | 'scroll' | 'swipe' | 'click' | 'back' | 'custom'\n"));
         assert!(u.contains("export type TrackingConsent = 'granted' | 'not_granted' | 'pending'\n"));
         assert!(u.contains("export type BatchEncoding = 'gzip' | 'identity'\n"));
-        assert_eq!(u.matches("export type").count(), 9);
+        assert!(u.contains("export type ErrorCategory = 'ANR' | 'App Hang' | 'Exception' |"));
+        assert_eq!(u.matches("export type").count(), 11);
     }
 
     #[test]
@@ -211,7 +276,13 @@ mod tests {
         assert!(EventKind::StopSession.drains_queue());
         let action = EventKind::Action { action_type: ActionType::Tap, name: "a".into() };
         assert!(!action.drains_queue());
-        let error = EventKind::Error { message: "m".into(), source: ErrorSource::Custom, stack: None, is_crash: false };
+        let error = EventKind::Error {
+            message: "m".into(),
+            source: ErrorSource::Custom,
+            stack: None,
+            is_crash: false,
+            details: None,
+        };
         assert!(error.drains_queue());
     }
 

@@ -17,6 +17,7 @@
 
 mod args;
 mod clock;
+mod error_details;
 mod floor;
 mod js;
 mod lifecycle;

@@ -20,6 +20,7 @@ use napi_ohos::bindgen_prelude::*;
 
 use super::args::{ArgError, ArgResult, Args, Field, Sub};
 use super::clock::HostClock;
+use super::error_details::read_error_details;
 use super::js::{Instances, Js, Value, Visitor, Wrapped};
 use super::lifecycle::{is_fresh_receiver, Teardown};
 use super::mapper::JsMapper;
@@ -266,6 +267,7 @@ impl BindingPipeline {
         source: Value<'e>,
         stack: Value<'e>,
         attributes: Value<'e>,
+        details: Value<'e>,
     ) -> Result<()> {
         if self.untracked() {
             return Ok(());
@@ -274,15 +276,27 @@ impl BindingPipeline {
             let message = self.text(r, message, "message")?;
             let source = r.enumerated(source, "source", ErrorSource::parse, ErrorSource::ALL)?;
             let stack = self.opt_text(r, stack, "stack")?;
-            Ok((EventKind::Error { message, source, stack, is_crash: false }, self.attrs(r, attributes)?))
+            let attrs = self.attrs(r, attributes)?;
+            let details = read_error_details(r, details, self.max_event, false)?;
+            Ok((EventKind::Error { message, source, stack, is_crash: false, details }, attrs))
         })
     }
 
-    pub fn mark_crash<'e>(&'e self, js: Js<'e>, message: Value<'e>, stack: Value<'e>) -> Result<bool> {
+    pub fn mark_crash<'e>(
+        &'e self,
+        js: Js<'e>,
+        message: Value<'e>,
+        stack: Value<'e>,
+        details: Value<'e>,
+    ) -> Result<bool> {
         self.record(js, "markCrash", |r| {
             let message = self.text(r, message, "message")?;
             let stack = self.opt_text(r, stack, "stack")?;
-            Ok((EventKind::Error { message, source: ErrorSource::Source, stack, is_crash: true }, Attrs::default()))
+            let details = read_error_details(r, details, self.max_event, true)?;
+            Ok((
+                EventKind::Error { message, source: ErrorSource::Source, stack, is_crash: true, details },
+                Attrs::default(),
+            ))
         })?;
         Ok(self.outcome(self.pipeline.storage.flush_crash(self.timeout())))
     }

@@ -361,7 +361,13 @@ pub fn stop_view(key: &str) -> EventKind {
 }
 
 pub fn error(message: &str) -> EventKind {
-    EventKind::Error { message: message.into(), source: ErrorSource::Custom, stack: None, is_crash: false }
+    EventKind::Error {
+        message: message.into(),
+        source: ErrorSource::Custom,
+        stack: None,
+        is_crash: false,
+        details: None,
+    }
 }
 
 pub fn user(id: &str) -> EventKind {

@@ -211,6 +211,39 @@ test('markCrash writes a crash error that sees every earlier call', (t) => {
   assert.equal(actionsBefore, next, 'every action called before markCrash is written before the crash');
 });
 
+test('error details: type, category, handling, a late crash with its own date', (t) => {
+  const { p, dir } = openPipeline(t);
+  p.startView('v', 'Details');
+  const happened = Date.now() - 3_600_000;
+  p.addError('SIGSEGV', 'source', '#00 pc 0 libc.so', { signo: 11 },
+    { type: 'SIGSEGV', isCrash: true, date: happened });
+  p.addError('THREAD_BLOCK_6S', 'source', undefined, undefined,
+    { type: 'THREAD_BLOCK_6S', category: 'App Hang', handling: 'unhandled' });
+  p.addError('plain', 'custom', undefined, undefined, null);
+  p.markCrash('boom', 'at f (a.js:1:1)', { type: 'TypeError' });
+  assert.equal(p.flush(), true);
+  const { docs } = readBatchFiles(dir);
+  const [late, hang, plain, crash] = ofType(docs, 'error');
+  assert.equal(late.error.type, 'SIGSEGV');
+  assert.equal(late.error.is_crash, true);
+  assert.equal(late.error.handling, 'unhandled', 'a crash is unhandled unless told otherwise');
+  assert.equal(late.date, happened, 'the date is when it happened, not the call');
+  assert.equal(hang.error.category, 'App Hang');
+  assert.equal(hang.error.is_crash, false);
+  assert.equal(hang.error.handling, 'unhandled');
+  assert.ok(hang.date >= happened + 3_000_000, 'without a date, the call time');
+  assert.equal(plain.error.type, undefined);
+  assert.equal(plain.error.category, undefined);
+  assert.equal(plain.error.handling, 'handled');
+  assert.equal(crash.error.type, 'TypeError');
+  assert.equal(crash.error.is_crash, true);
+  // A late crash is not this process's: it neither counts on the current view nor closes it; the
+  // markCrash after it does both.
+  const last = ofType(docs, 'view').at(-1);
+  assert.equal(last.view.crash.count, 1);
+  assert.equal(last.view.error.count, 4);
+});
+
 test('every action type and error source of the interface is accepted and written as given', (t) => {
   const { p, dir } = openPipeline(t);
   const actionTypes = declaredUnion('ActionType');

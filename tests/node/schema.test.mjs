@@ -45,6 +45,12 @@ async function everyKindOfDocument(p) {
     p.addError(`error from ${source}`, source);
     p.addError(`error from ${source} with stack`, source, `Error: ${source}\n    at f (a.js:1:1)`, { code: 7 });
   }
+  // `details`: every category, both handlings, a crash of an earlier process with its own date.
+  for (const category of declaredUnion('ErrorCategory')) {
+    p.addError(`a ${category}`, 'source', undefined, undefined, { type: 'Kind', category, handling: 'unhandled' });
+  }
+  p.addError('SIGSEGV at 0x0', 'source', '#00 pc 000a1b2c /system/lib64/libc.so', { signo: 11 },
+    { type: 'SIGSEGV', isCrash: true, handling: 'unhandled', date: Date.now() - 60_000 });
   p.startResource('r1', 'get', 'https://api.example.com/feed');
   p.stopResource('r1', 200, 'fetch', 5120, { cached: false });
   p.startResource('r2', 'POST', 'https://api.example.com/order');
@@ -68,7 +74,7 @@ async function everyKindOfDocument(p) {
   p.stopView('detail', { closed: 'back' });
   p.startView('settings', 'Settings');
   p.setUser(null);
-  p.markCrash('fatal: out of memory', 'OOM\n    at g (b.js:2:2)');
+  p.markCrash('fatal: out of memory', 'OOM\n    at g (b.js:2:2)', { type: 'RangeError', category: 'Exception' });
   assert.equal(p.flush(), true);
 }
 

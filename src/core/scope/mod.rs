@@ -115,8 +115,8 @@ impl Scopes {
             }
             EventKind::StopView { key } => self.stop_view(&at, &key, attrs),
             EventKind::Action { action_type, name } => self.add_action(&at, action_type, name, attrs, out),
-            EventKind::Error { message, source, stack, is_crash } => {
-                self.add_error(&at, message, source, stack, is_crash, attrs, out)
+            EventKind::Error { message, source, stack, is_crash, details } => {
+                self.add_error(&at, message, source, stack, is_crash, details, attrs, out)
             }
             EventKind::StartResource { key, method, url } => self.start_resource(&at, key, method, url, attrs),
             EventKind::StopResource { key, status_code, kind, size } => {

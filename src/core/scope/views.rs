@@ -14,7 +14,7 @@ use crate::core::context::Connectivity;
 use crate::core::document::{
     ActionDocument, Common, CustomTimings, Document, ErrorDocument, Identity, ViewDocument, ViewRef,
 };
-use crate::core::event::{ActionType, Attributes, ErrorSource, UserInfo};
+use crate::core::event::{ActionType, Attributes, ErrorDetails, ErrorSource, UserInfo};
 use crate::core::ids::Uuid;
 use crate::core::text::Text;
 
@@ -153,6 +153,7 @@ impl Scopes {
         source: ErrorSource,
         stack: Option<String>,
         is_crash: bool,
+        details: Option<Box<ErrorDetails>>,
         attrs: Attrs,
         out: &mut Vec<Document>,
     ) {
@@ -172,8 +173,14 @@ impl Scopes {
         if is_crash {
             self.enforce_stopped_cap();
         }
-        let Some((common, view, id)) = doc else { return };
-        out.push(Document::Error(ErrorDocument { common, view, id, message, source, stack, is_crash }));
+        let Some((mut common, view, id)) = doc else { return };
+        // A crash reported after the fact (a system event delivered at the next launch) carries
+        // the time it happened.
+        if let Some(date) = details.as_ref().and_then(|d| d.date_ms) {
+            common.date = date;
+        }
+        let is_crash = is_crash || details.as_ref().is_some_and(|d| d.is_crash);
+        out.push(Document::Error(ErrorDocument { common, view, id, message, source, stack, is_crash, details }));
     }
 
     pub(super) fn active_index(&self) -> Option<usize> {

@@ -1,7 +1,10 @@
-/* Stand-in for the SDK's api/@ohos.file.fs.d.ts (the synchronous calls the demo uses). */
+/* Stand-in for the SDK's api/@ohos.file.fs.d.ts (the synchronous calls the demo and the crash state use). */
 declare namespace fileIo {
-  export { accessSync, closeSync, listFileSync, mkdirSync, openSync, readSync, statSync, unlinkSync, writeSync };
-  export { File, Stat, ReadOptions, WriteOptions, ListFileOptions };
+  export {
+    accessSync, closeSync, fsyncSync, listFileSync, mkdirSync, openSync, readSync, readTextSync, renameSync, statSync,
+    unlinkSync, writeSync
+  };
+  export { File, Stat, ReadOptions, ReadTextOptions, WriteOptions, ListFileOptions };
 
   export namespace OpenMode {
     const READ_ONLY = 0o0;
@@ -15,10 +18,13 @@ declare namespace fileIo {
 
 declare function accessSync(path: string): boolean;
 declare function closeSync(file: number | File): void;
+declare function fsyncSync(fd: number): void;
 declare function listFileSync(path: string, options?: ListFileOptions): string[];
 declare function mkdirSync(path: string, recursion?: boolean): void;
 declare function openSync(path: string, mode?: number): File;
 declare function readSync(fd: number, buffer: ArrayBuffer, options?: ReadOptions): number;
+declare function readTextSync(filePath: string, options?: ReadTextOptions): string;
+declare function renameSync(oldPath: string, newPath: string): void;
 declare function statSync(file: string | number): Stat;
 declare function unlinkSync(path: string): void;
 declare function writeSync(fd: number, buffer: ArrayBuffer | string, options?: WriteOptions): number;
@@ -39,6 +45,10 @@ declare interface Stat {
 export interface ReadOptions {
   offset?: number;
   length?: number;
+}
+
+export interface ReadTextOptions extends ReadOptions {
+  encoding?: string;
 }
 
 export interface WriteOptions {

@@ -43,3 +43,93 @@ export class ApplicationStateChangeCallback {}
 export const AbilityConstant = {};
 export class UIAbility {}
 export class Want {}
+
+// errorManager — keeps what the facade registers; tests fire it through `errorManager.host`:
+//   crash(error)    calls each 'error' observer as the runtime does for an uncaught exception
+//                   (onException with the Error when the observer has it, else
+//                   onUnhandledException with the runtime's summary text);
+//   reject(reason)  calls each 'unhandledRejection' observer;
+//   observers(), rejectionObservers(), reset().
+const errorHost = {
+  errorObservers: new Map(),
+  rejectionObservers: new Set(),
+  nextId: 1,
+  /** Set to make `on` throw, as it does off the main thread (16200001 / 401). */
+  onError: null,
+  crash(error) {
+    for (const o of [...this.errorObservers.values()]) {
+      if (typeof o.onException === 'function') {
+        o.onException(error);
+      } else {
+        o.onUnhandledException(`Error name:${error.name}\nError message:${error.message}\nStacktrace:\n${error.stack ?? ''}`);
+      }
+    }
+  },
+  crashWithText(text) {
+    for (const o of [...this.errorObservers.values()]) o.onUnhandledException(text);
+  },
+  reject(reason) {
+    for (const o of [...this.rejectionObservers]) o(reason, Promise.resolve());
+  },
+  reset() {
+    this.errorObservers.clear();
+    this.rejectionObservers.clear();
+    this.onError = null;
+  },
+};
+
+export const errorManager = {
+  on(type, observer) {
+    if (errorHost.onError !== null) throw errorHost.onError;
+    if (type === 'error') {
+      if (typeof observer?.onUnhandledException !== 'function') {
+        throw Object.assign(new Error('Parameter error'), { code: 401 });
+      }
+      const id = errorHost.nextId++;
+      errorHost.errorObservers.set(id, observer);
+      return id;
+    }
+    if (type === 'unhandledRejection') {
+      errorHost.rejectionObservers.add(observer);
+      return undefined;
+    }
+    throw Object.assign(new Error(`Parameter error: ${type}`), { code: 401 });
+  },
+  off(type, idOrObserver) {
+    if (type === 'error') {
+      if (!errorHost.errorObservers.delete(idOrObserver)) {
+        return Promise.reject(Object.assign(new Error('The specified ID does not exist.'), { code: 16000003 }));
+      }
+      return Promise.resolve();
+    }
+    if (type === 'unhandledRejection') {
+      if (idOrObserver === undefined) errorHost.rejectionObservers.clear();
+      else errorHost.rejectionObservers.delete(idOrObserver);
+      return undefined;
+    }
+    throw Object.assign(new Error(`Parameter error: ${type}`), { code: 401 });
+  },
+  host: errorHost,
+};
+
+// appRecovery — records the calls (`appRecovery.host.calls`); `host.onRestart` runs on restartApp.
+const recoveryHost = {
+  calls: [],
+  onRestart: null,
+  reset() {
+    this.calls = [];
+    this.onRestart = null;
+  },
+};
+
+export const appRecovery = {
+  saveAppState() {
+    recoveryHost.calls.push('saveAppState');
+    return true;
+  },
+  restartApp() {
+    recoveryHost.calls.push('restartApp');
+    recoveryHost.onRestart?.();
+  },
+  host: recoveryHost,
+};

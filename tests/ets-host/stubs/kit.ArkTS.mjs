@@ -88,3 +88,24 @@ export const taskpool = { Priority, Task, execute, executed };
 
 /** util — generateRandomUUID over node:crypto (RFC 4122 version 4, lower case). */
 export const util = { generateRandomUUID: (_entropyCache) => randomUUID() };
+
+// process — ProcessManager.exit does not end the test process: it records the code in
+// `process.host.exits` and runs `process.host.onExit(code)` (a test checks there what is on disk
+// at the moment the app would end).
+const processHost = {
+  exits: [],
+  onExit: null,
+  reset() {
+    this.exits = [];
+    this.onExit = null;
+  },
+};
+
+class ProcessManager {
+  exit(code) {
+    processHost.exits.push(code);
+    processHost.onExit?.(code);
+  }
+}
+
+export const process = { ProcessManager, host: processHost };

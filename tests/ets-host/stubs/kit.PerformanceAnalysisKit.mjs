@@ -29,3 +29,41 @@ export const hilog = {
   LogLevel,
   records
 };
+
+// hiAppEvent — keeps the watchers the facade adds; `hiAppEvent.host.deliver(domain, groups)`
+// calls each watcher's onReceive whose filters take the events, as the system does at launch.
+const appEventHost = {
+  watchers: [],
+  deliver(domain, groups) {
+    for (const w of [...this.watchers]) {
+      const filters = w.appEventFilters ?? [];
+      const wanted = groups
+        .map((g) => ({
+          name: g.name,
+          appEventInfos: g.appEventInfos.filter((e) =>
+            filters.length === 0 || filters.some((f) => f.domain === e.domain && (!f.names || f.names.includes(e.name)))),
+        }))
+        .filter((g) => g.appEventInfos.length > 0);
+      if (wanted.length > 0) w.onReceive?.(domain, wanted);
+    }
+  },
+  reset() {
+    this.watchers = [];
+  },
+};
+
+export const hiAppEvent = {
+  EventType: { FAULT: 1, STATISTIC: 2, SECURITY: 3, BEHAVIOR: 4 },
+  domain: { OS: 'OS' },
+  event: { APP_CRASH: 'APP_CRASH', APP_FREEZE: 'APP_FREEZE' },
+  addWatcher(watcher) {
+    if (typeof watcher?.name !== 'string') throw Object.assign(new Error('Parameter error'), { code: 401 });
+    appEventHost.watchers = appEventHost.watchers.filter((w) => w.name !== watcher.name);
+    appEventHost.watchers.push(watcher);
+    return {};
+  },
+  removeWatcher(watcher) {
+    appEventHost.watchers = appEventHost.watchers.filter((w) => w.name !== watcher.name);
+  },
+  host: appEventHost,
+};

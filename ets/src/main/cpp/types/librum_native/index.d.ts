@@ -4,6 +4,10 @@
 export type ActionType = 'tap' | 'scroll' | 'swipe' | 'click' | 'back' | 'custom'
 /** RUM error sources. */
 export type ErrorSource = 'source' | 'network' | 'webview' | 'console' | 'custom'
+/** `error.category` of the RUM event format. */
+export type ErrorCategory = 'ANR' | 'App Hang' | 'Exception' | 'Watchdog Termination' | 'Memory Warning' | 'Network'
+/** `error.handling` of the RUM event format. */
+export type ErrorHandling = 'handled' | 'unhandled'
 /** RUM resource types. */
 export type ResourceKind = 'document' | 'xhr' | 'beacon' | 'fetch' | 'css' | 'js' | 'image' | 'font' | 'media' | 'other' | 'native'
 /** HTTP methods of resources (accepted in any case, written in upper case). */
@@ -69,6 +73,27 @@ export interface DeviceInfo {
   model?: string
   name?: string
   architecture?: string
+}
+
+/**
+ * What an error carries beyond message, source and stack (fields of the RUM event format's
+ * `error`); every field is optional.
+ */
+export interface ErrorDetails {
+  /** `error.type`: the error's name or kind, e.g. "TypeError", "SIGSEGV". */
+  type?: string
+  /** `error.category`, e.g. "App Hang" for a freeze. */
+  category?: ErrorCategory
+  /** `error.handling`. @default "unhandled" for a crash, "handled" otherwise */
+  handling?: ErrorHandling
+  /**
+   * `addError` only: `is_crash: true` for a crash of an earlier process reported after the
+   * fact (it is neither counted on the current view nor closes it; `markCrash` is this
+   * process's crash). `markCrash` accepts only true here. @default false
+   */
+  isCrash?: boolean
+  /** `date`: when the error happened, ms since the Unix epoch. @default the call's time */
+  date?: number
 }
 
 /** `os` of the RUM event format: all three fields. */
@@ -356,13 +381,17 @@ export declare class RumPipeline {
    * of `{ type, name, attributes? }`. All are checked before any is recorded.
    */
   addActions(events: Array<ActionEvent>): void
-  /** Records an error; everything called before it is processed first. */
-  addError(message: string, source: ErrorSource, stack?: string, attributes?: Attributes): void
+  /**
+   * Records an error; everything called before it is processed first.
+   * `details` adds the error's type, category, handling, the time it happened, or `isCrash` for
+   * a crash of an earlier process reported after the fact.
+   */
+  addError(message: string, source: ErrorSource, stack?: string, attributes?: Attributes, details?: ErrorDetails): void
   /**
    * Records a crash after everything called before it, writes it to disk and fsyncs. Returns
-   * false as `flush()` does.
+   * false as `flush()` does. `details` as `addError`'s (the error's type, say).
    */
-  markCrash(message: string, stack?: string): boolean
+  markCrash(message: string, stack?: string, details?: ErrorDetails): boolean
   /** Starts a resource (a network request) identified by `key`. */
   startResource(key: string, method: string, url: string, attributes?: Attributes): void
   /** Stops the resource `key` and records it. */
