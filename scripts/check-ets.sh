@@ -12,8 +12,10 @@
 #
 #   parse      every .ets / .json5 / .json parses (ohos-typescript, json5)
 #   project    hvigor files agree: modules, task types, model versions, packages, resources
-#   rules      what es2abc and obfuscation need that the linter does not check: a @Concurrent
-#              function uses only imports, parameters and its locals; both keep lists
+#   rules      what es2abc, worker threads and obfuscation need that the linter does not check: a
+#              @Concurrent function uses only imports, parameters and its locals; no file loaded
+#              (through value imports) with a @Concurrent function or a @Sendable class imports
+#              librum_native.so as a value (`import type` only); both keep lists
 #              (-keep-property-name) name every property and method of index.d.ts
 #   lint       ohos-typescript's ArkTS linter with the options DevEco's compiler sets
 #              (needDoArkTsLinter, isCompatibleVersion false, ets-loader's tsconfig): every .ets

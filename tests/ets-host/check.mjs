@@ -11,7 +11,7 @@ import { typecheck } from './lib/stage.mjs';
 const CHECKS = {
   parse: ['every .ets / .json5 / .json parses (ohos-typescript, json5)', checkParse],
   project: ['hvigor project files are consistent', checkProject],
-  rules: ['what es2abc and obfuscation need beyond the linter: @Concurrent closures, keep lists cover index.d.ts', checkRules],
+  rules: ['what es2abc, worker threads and obfuscation need beyond the linter: @Concurrent closures, no librum_native.so value import reachable from @Concurrent/@Sendable modules, keep lists cover index.d.ts', checkRules],
   lint: ['ArkTS linter (ohos-typescript ArkTSLinter 1.1): the real SDK, or the stand-ins on non-UI .ets', lint],
   typecheck: [
     'type check, errors and warnings: ohos-typescript on every .ets against the real SDK, or tsc on non-UI .ets against the stand-ins',
