@@ -92,14 +92,17 @@ export function typecheck() {
   return { problems, summary: `${staged.size} non-UI .ets files, TypeScript ${ts.version}` };
 }
 
-/** Rewrites emitted import specifiers for Node: stand-ins for the platform, `.js` for relatives. */
-function rewriteSpecifiers(code) {
+/**
+ * Rewrites emitted import specifiers for Node: stand-ins for the platform (`nativeStub` for
+ * librum_native.so), `.js` for relatives.
+ */
+function rewriteSpecifiers(code, nativeStub) {
   return code.replace(/(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])([^'"]+)\2/g, (all, lead, q, spec) => {
     let target = spec;
     if (spec.startsWith('@kit.') || spec.startsWith('@ohos.') || spec.startsWith('@arkts.')) {
       target = pathToFileURL(join(STUBS_DIR, `${spec.replace(/^@/, '')}.mjs`)).href;
     } else if (spec === 'librum_native.so') {
-      target = pathToFileURL(join(STUBS_DIR, 'native.mjs')).href;
+      target = pathToFileURL(nativeStub).href;
     } else if (spec.startsWith('.') && !spec.endsWith('.js')) {
       target = `${spec}.js`;
     }
@@ -109,15 +112,16 @@ function rewriteSpecifiers(code) {
 
 /**
  * Check 3's build: emits the HAR's non-UI sources as ES modules into a fresh temporary folder and
- * returns the file URL of the HAR's Index module there.
+ * returns the file URL of the HAR's Index module there. `nativeStub`: the module that stands in
+ * for librum_native.so (default stubs/native.mjs, the real library).
  */
-export function build() {
+export function build({ nativeStub = join(STUBS_DIR, 'native.mjs') } = {}) {
   const outDir = mkdtempSync(join(tmpdir(), 'rum-ets-host-'));
   const { program: p, staged, options } = program(outDir);
   const written = [];
   const result = p.emit(undefined, (fileName, text) => {
     mkdirSync(dirname(fileName), { recursive: true });
-    writeFileSync(fileName, rewriteSpecifiers(text));
+    writeFileSync(fileName, rewriteSpecifiers(text, nativeStub));
     written.push(fileName);
   });
   const errors = result.diagnostics.map((d) => describe(d, staged));
