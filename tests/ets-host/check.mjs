@@ -6,6 +6,7 @@ import { lint, sdkTypecheck } from './lib/lint.mjs';
 import { describeSdk } from './lib/sdk.mjs';
 import { checkProject } from './lib/project.mjs';
 import { checkRules } from './lib/rules.mjs';
+import { checkSince } from './lib/since.mjs';
 import { typecheck } from './lib/stage.mjs';
 
 const CHECKS = {
@@ -16,6 +17,10 @@ const CHECKS = {
   typecheck: [
     'type check, errors and warnings: ohos-typescript on every .ets against the real SDK, or tsc on non-UI .ets against the stand-ins',
     () => sdkTypecheck() ?? typecheck()
+  ],
+  since: [
+    'API levels: no SDK declaration the code uses is @since above compatibleSdkVersion, which is the highest one used',
+    checkSince
   ]
 };
 
