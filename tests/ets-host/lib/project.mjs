@@ -90,8 +90,19 @@ export function checkProject() {
     if (target !== TARGET_API) {
       problems.push(`build-profile.json5: product ${p.name}: targetSdkVersion ${p.targetSdkVersion}, expected ${TARGET_API}.0.0`);
     }
-    if (!(compatible <= target)) {
+    if (compatible > target) {
       problems.push(`build-profile.json5: product ${p.name}: compatibleSdkVersion above targetSdkVersion`);
+    }
+    // A module's oh-package.json5 need not repeat them (hvigor writes compatibleSdkVersion into a
+    // packaged HAR's); one that does must agree with the project.
+    for (const file of ['ets/oh-package.json5', 'entry/oh-package.json5']) {
+      const pkg = existsSync(join(REPO_ROOT, file)) ? JSON5.parse(read(join(REPO_ROOT, file))) : {};
+      if (pkg.modelVersion !== undefined && pkg.modelVersion !== ohPackage?.modelVersion) {
+        problems.push(`${file}: modelVersion ${pkg.modelVersion}, the project's is ${ohPackage?.modelVersion}`);
+      }
+      if (pkg.compatibleSdkVersion !== undefined && apiLevel(pkg.compatibleSdkVersion) !== compatible) {
+        problems.push(`${file}: compatibleSdkVersion ${pkg.compatibleSdkVersion}, build-profile.json5's is ${p.compatibleSdkVersion}`);
+      }
     }
     if ('compileSdkVersion' in p) {
       problems.push(`build-profile.json5: product ${p.name}: leave compileSdkVersion out (runtimeOS HarmonyOS builds with the SDK of the DevEco Studio that opens it)`);

@@ -177,7 +177,7 @@ export async function checkSince() {
   const { compatible, target } = projectSdkVersions();
   const level = apiLevel(compatible);
   if (Number.isNaN(level)) {
-    return { problems: [`build-profile.json5: compatibleSdkVersion ${compatible} is not "<x.y.z>(<api>)" (below API 26) or "<api>.x.y" (API 26 on)`], summary: '' };
+    return { problems: [`build-profile.json5: compatibleSdkVersion ${compatible} is not "<x.y.z>(<api>)" (below API 26, e.g. "6.0.0(20)") nor "<api>.0.0" (API 26 on)`], summary: '' };
   }
   if (sdk === null) {
     return { problems: [], summary: `skipped: no SDK, so no @since tags to read (compatibleSdkVersion ${compatible})` };
