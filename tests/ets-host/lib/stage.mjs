@@ -94,15 +94,18 @@ export function typecheck() {
 
 /**
  * Rewrites emitted import specifiers for Node: stand-ins for the platform (`nativeStub` for
- * librum_native.so), `.js` for relatives.
+ * librum_native.so), the built HAR's Index module (`harIndex`) for the demo's 'rum-native', `.js`
+ * for relatives.
  */
-function rewriteSpecifiers(code, nativeStub) {
+function rewriteSpecifiers(code, nativeStub, harIndex) {
   return code.replace(/(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])([^'"]+)\2/g, (all, lead, q, spec) => {
     let target = spec;
     if (spec.startsWith('@kit.') || spec.startsWith('@ohos.') || spec.startsWith('@arkts.')) {
       target = pathToFileURL(join(STUBS_DIR, `${spec.replace(/^@/, '')}.mjs`)).href;
     } else if (spec === 'librum_native.so') {
       target = pathToFileURL(nativeStub).href;
+    } else if (spec === HAR_PACKAGE) {
+      target = pathToFileURL(harIndex).href;
     } else if (spec.startsWith('.') && !spec.endsWith('.js')) {
       target = `${spec}.js`;
     }
@@ -118,10 +121,11 @@ function rewriteSpecifiers(code, nativeStub) {
 export function build({ nativeStub = join(STUBS_DIR, 'native.mjs') } = {}) {
   const outDir = mkdtempSync(join(tmpdir(), 'rum-ets-host-'));
   const { program: p, staged, options } = program(outDir);
+  const harIndex = join(options.outDir, 'ets', 'Index.js');
   const written = [];
   const result = p.emit(undefined, (fileName, text) => {
     mkdirSync(dirname(fileName), { recursive: true });
-    writeFileSync(fileName, rewriteSpecifiers(text, nativeStub));
+    writeFileSync(fileName, rewriteSpecifiers(text, nativeStub, harIndex));
     written.push(fileName);
   });
   const errors = result.diagnostics.map((d) => describe(d, staged));
@@ -131,7 +135,7 @@ export function build({ nativeStub = join(STUBS_DIR, 'native.mjs') } = {}) {
   writeFileSync(join(options.outDir, 'package.json'), '{ "type": "module" }\n');
   return {
     outDir,
-    indexUrl: pathToFileURL(join(options.outDir, 'ets', 'Index.js')).href,
+    indexUrl: pathToFileURL(harIndex).href,
     files: written.length
   };
 }
