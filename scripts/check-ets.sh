@@ -11,9 +11,13 @@
 # Without one, lint and typecheck use the stand-ins in tests/ets-host/sdk/ (non-UI files only).
 #
 #   parse      every .ets / .json5 / .json parses (ohos-typescript, json5)
-#   project    hvigor files agree: modules, task types, model versions, packages, resources
-#   rules      what es2abc and obfuscation need that the linter does not check: a @Concurrent
-#              function uses only imports, parameters and its locals; both keep lists
+#   project    hvigor files agree: modules, task types, model versions, packages, resources; the
+#              version strings as DevEco Studio 26 writes them (targetSdkVersion and modelVersion
+#              26.0.0, compatibleSdkVersion "<x.y.z>(<api>)" below API 26)
+#   rules      what es2abc, worker threads and obfuscation need that the linter does not check: a
+#              @Concurrent function uses only imports, parameters and its locals; no file loaded
+#              (through value imports) with a @Concurrent function or a @Sendable class imports
+#              librum_native.so as a value (`import type` only); both keep lists
 #              (-keep-property-name) name every property and method of index.d.ts
 #   lint       ohos-typescript's ArkTS linter with the options DevEco's compiler sets
 #              (needDoArkTsLinter, isCompatibleVersion false, ets-loader's tsconfig): every .ets
@@ -22,6 +26,9 @@
 #              SDK's ArkUI declarations, librum_native.so typed by its index.d.ts), errors and
 #              warnings (e.g. 28040 "Function may throw exceptions") both fail; without it:
 #              tsc --noEmit of the non-UI files against the stand-ins
+#   since      with the SDK: every SDK declaration the .ets files use (resolved by the type
+#              checker: imports, the overload called, object-literal members) is @since at most
+#              compatibleSdkVersion's API, which is the highest level used; skipped without an SDK
 #   facade     tests/ets-host/*.test.mjs run the facade, built from ets/, against the real
 #              librum_native.so (RUM_NATIVE_LIB=debug|release|<path>, default release) and a
 #              loopback intake
@@ -39,7 +46,7 @@ for arg in "$@"; do
   case "$arg" in
     --ohos) RUN_OHOS=1 ;;
     -h | --help)
-      sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      sed -n '2,39p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -89,7 +96,7 @@ if [[ ${#NAMES[@]} -eq 0 ]]; then
 fi
 
 if [[ ${#NAMES[@]} -eq 0 ]]; then
-  for check in parse project rules lint typecheck; do
+  for check in parse project rules lint typecheck since; do
     echo "== $check"
     if (cd "$HOST" && node check.mjs "$check"); then
       record "$check" PASS

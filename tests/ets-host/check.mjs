@@ -6,16 +6,21 @@ import { lint, sdkTypecheck } from './lib/lint.mjs';
 import { describeSdk } from './lib/sdk.mjs';
 import { checkProject } from './lib/project.mjs';
 import { checkRules } from './lib/rules.mjs';
+import { checkSince } from './lib/since.mjs';
 import { typecheck } from './lib/stage.mjs';
 
 const CHECKS = {
   parse: ['every .ets / .json5 / .json parses (ohos-typescript, json5)', checkParse],
   project: ['hvigor project files are consistent', checkProject],
-  rules: ['what es2abc and obfuscation need beyond the linter: @Concurrent closures, keep lists cover index.d.ts', checkRules],
+  rules: ['what es2abc, worker threads and obfuscation need beyond the linter: @Concurrent closures, no librum_native.so value import reachable from @Concurrent/@Sendable modules, keep lists cover index.d.ts', checkRules],
   lint: ['ArkTS linter (ohos-typescript ArkTSLinter 1.1): the real SDK, or the stand-ins on non-UI .ets', lint],
   typecheck: [
     'type check, errors and warnings: ohos-typescript on every .ets against the real SDK, or tsc on non-UI .ets against the stand-ins',
     () => sdkTypecheck() ?? typecheck()
+  ],
+  since: [
+    'API levels: no SDK declaration the code uses is @since above compatibleSdkVersion, which is the highest one used',
+    checkSince
   ]
 };
 

@@ -2,7 +2,8 @@
 // and lets through what it accepts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { concurrentProblems, keepProblems, keptNames } from './lib/rules.mjs';
+import { etsFiles, read } from './lib/files.mjs';
+import { concurrentProblems, keepProblems, keptNames, threadImportProblems } from './lib/rules.mjs';
 
 const concurrent = (body) => concurrentProblems('/x/Task.ets', `import { taskpool } from '@kit.ArkTS';
 const LIMIT: number = 31;
@@ -45,4 +46,59 @@ test('keep lists must name every property, method and class of index.d.ts', () =
 
 test('only the names under -keep-property-name count', () => {
   assert.deepEqual([...keptNames('-keep-file-name\nbody\n-keep-property-name\n# c\nencoding\n\n')], ['encoding']);
+});
+
+// librum_native.so on TaskPool/Worker threads: fixtures of in-memory files under /p.
+const files = (entries) => new Map(Object.entries(entries).map(([name, text]) => [`/p/${name}`, text]));
+const TASK = `import { helper } from './Helper';
+@Concurrent
+export function work(n: number): number { return helper(n); }
+`;
+
+test('a value import of librum_native.so reachable from a @Concurrent function is refused, with the chain', () => {
+  const found = threadImportProblems(files({
+    'Task.ets': TASK,
+    'Helper.ets': `import { ActionType } from 'librum_native.so';\nexport function helper(n: number): number { return n; }\n`
+  }));
+  assert.equal(found.length, 1, found.join('\n'));
+  assert.match(found[0], /Helper\.ets:1: imports librum_native\.so as a value, so every TaskPool\/Worker thread that loads .*Task\.ets \(@Concurrent function work\) loads the native module \(.*Task\.ets -> .*Helper\.ets\)/);
+});
+
+test('import type passes; import { type T }, default imports, re-exports and import() do not', () => {
+  const helper = (imp) => files({ 'Task.ets': TASK, 'Helper.ets': `${imp}\nexport function helper(n: number): number { return n; }\n` });
+  assert.deepEqual(threadImportProblems(helper(`import type { ActionType } from 'librum_native.so';`)), []);
+  for (const bad of [
+    `import { type ActionType } from 'librum_native.so';`,
+    `import rum from 'librum_native.so';`,
+    `export { ActionType } from 'librum_native.so';`,
+    `import 'librum_native.so';`,
+    `function load(): void { import('librum_native.so'); }`
+  ]) {
+    assert.equal(threadImportProblems(helper(bad)).length, 1, bad);
+  }
+});
+
+test('a @Sendable class module counts as loaded on other threads; type-only imports are not followed', () => {
+  const sendable = `@Sendable\nexport class Ev { n: number = 0; }\n`;
+  const found = threadImportProblems(files({ 'Ev.ets': `import rum from 'librum_native.so';\n${sendable}` }));
+  assert.equal(found.length, 1);
+  assert.match(found[0], /\(@Sendable class Ev\)/);
+  // Reached only through `import type`: that import is erased, the module never loaded there.
+  assert.deepEqual(threadImportProblems(files({
+    'Ev.ets': `import type { Monitor } from './Monitor';\n${sendable}`,
+    'Monitor.ets': `import rum from 'librum_native.so';\nexport class Monitor {}\n`
+  })), []);
+  // A module no worker loads may import it as a value (where the pipeline is created).
+  assert.deepEqual(threadImportProblems(files({ 'Monitor.ets': `import rum from 'librum_native.so';\nexport class Monitor {}\n` })), []);
+});
+
+test('the project itself: no file loaded on a worker thread imports librum_native.so as a value', () => {
+  const all = new Map(etsFiles().map((f) => [f, read(f)]));
+  assert.deepEqual(threadImportProblems(all), []);
+  // RumEvents.ets (Sendable events) and SyncedMessageActions.ets (@Concurrent) are among the roots:
+  // their import turned back into a value import is caught.
+  const events = [...all.keys()].find((f) => f.endsWith('events/RumEvents.ets'));
+  all.set(events, all.get(events).replace(/import type \{([^}]*)\} from 'librum_native\.so'/, "import {$1} from 'librum_native.so'"));
+  const found = threadImportProblems(all);
+  assert.ok(found.some((p) => /RumEvents\.ets:\d+: .*SyncedMessageActions\.ets -> /.test(p)), found.join('\n'));
 });

@@ -45,15 +45,27 @@ export function loadFacade() {
   return loading;
 }
 
-/** A fresh storage directory, removed when the process exits. */
 /**
- * A stand-in for the ability context the facade is given: `filesDir`, and an application
- * context whose `applicationStateChange` listeners the test can fire.
+ * The facade built again with `nativeStub` (a module path) standing in for librum_native.so, e.g.
+ * one whose default export is undefined (the library missing from the app). Not cached.
  */
-export function fakeContext(filesDir) {
+export async function loadFacadeWithNative(nativeStub) {
+  globalThis.Sendable ??= (target) => target;
+  const built = build({ nativeStub });
+  process.on('exit', () => rmSync(built.outDir, { recursive: true, force: true }));
+  return import(built.indexUrl);
+}
+
+/**
+ * A stand-in for the ability context the facade is given, with the members RumMonitor uses of
+ * the SDK's Context (`filesDir`, `getApplicationContext()`) and ApplicationContext (`filesDir`,
+ * `on`/`off('applicationStateChange')`, whose listeners the test can fire). As on a device the
+ * application context has a `filesDir` of its own (`applicationFilesDir`; by default the same).
+ */
+export function fakeContext(filesDir, applicationFilesDir = filesDir) {
   const listeners = new Set();
   const applicationContext = {
-    filesDir,
+    filesDir: applicationFilesDir,
     on(type, callback) {
       if (type !== 'applicationStateChange') {
         throw new TypeError(`unexpected event ${type}`);

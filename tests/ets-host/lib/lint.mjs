@@ -4,7 +4,7 @@
 // tsconfig.json compiler options (the `ets` block describes ArkUI syntax), its component
 // declarations as roots, `@kit.*` / `@ohos.*` / `@arkts.*` / `@system.*` resolved into the SDK's
 // kits/, api/, arkts/ — over every .ets file of the HAR and the HAP, UI pages included, with the
-// options the compiler sets for an API-26 project: `needDoArkTsLinter: true` and
+// options the compiler sets for this project (compatibleSdkVersion from build-profile.json5): `needDoArkTsLinter: true` and
 // `isCompatibleVersion: false` (ets_checker sets it true only in the linter's compatible mode,
 // for old API levels; ohos-typescript reads a `.so` import's index.d.ts only when it is false,
 // and types the module as `any` with warning 28014 otherwise).
@@ -18,12 +18,13 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { HAR_PACKAGE, NATIVE_DTS, REPO_ROOT, SDK_DIR, etsFiles, nonUiEtsFiles, rel } from './files.mjs';
 import { describeSdk, etsLoaderCompilerOptions, etsLoaderDeclarations, findSdk } from './sdk.mjs';
+import { apiLevel, projectSdkVersions } from './since.mjs';
 
 const require = createRequire(import.meta.url);
 const ts = require('ohos-typescript');
 
-/** The API level the checks assume (the project's compatibleSdkVersion is 26.0.0). */
-const COMPATIBLE_SDK_VERSION = 26;
+/** The API level the linter assumes: the project's compatibleSdkVersion (build-profile.json5). */
+const COMPATIBLE_SDK_VERSION = apiLevel(projectSdkVersions().compatible);
 
 function standInProgram() {
   const files = nonUiEtsFiles();
@@ -55,7 +56,7 @@ function standInProgram() {
   return { builder, files, what: `${files.length} non-UI .ets files, SDK stand-ins` };
 }
 
-function sdkProgram(sdk) {
+export function sdkProgram(sdk) {
   const etsDir = sdk.etsDir;
   const converted = ts.convertCompilerOptionsFromJson(etsLoaderCompilerOptions(etsDir), etsDir);
   if (converted.errors.length > 0) {

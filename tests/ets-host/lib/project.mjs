@@ -6,6 +6,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { HAR_PACKAGE, REPO_ROOT, harEtsFiles, read } from './files.mjs';
+import { apiLevel } from './since.mjs';
 
 const require = createRequire(import.meta.url);
 const JSON5 = require('json5');
@@ -57,16 +58,8 @@ function checkResources(problems, where, json, resourceDirs) {
   }
 }
 
-const version = (v) => String(v).replace(/\(.*\)$/, '').split('.').map((n) => Number(n));
-const versionLe = (a, b) => {
-  const [x, y] = [version(a), version(b)];
-  for (let i = 0; i < 3; i++) {
-    if ((x[i] ?? 0) !== (y[i] ?? 0)) {
-      return (x[i] ?? 0) < (y[i] ?? 0);
-    }
-  }
-  return true;
-};
+/** The API level the project targets: the DevEco Studio / SDK release that ships it builds it. */
+export const TARGET_API = 26;
 
 export function checkProject() {
   const problems = [];
@@ -78,9 +71,41 @@ export function checkProject() {
     problems.push(`modelVersion differs: oh-package.json5 ${ohPackage.modelVersion}, ` +
       `hvigor/hvigor-config.json5 ${hvigorConfig.modelVersion}`);
   }
+  // Version strings as DevEco Studio 26 writes them: "26.0.0" from API 26 on (also modelVersion),
+  // "<x.y.z>(<api>)" below it, e.g. "6.0.0(20)"; the since check decides compatibleSdkVersion.
+  for (const [where, v] of [['oh-package.json5', ohPackage?.modelVersion], ['hvigor/hvigor-config.json5', hvigorConfig?.modelVersion]]) {
+    if (v !== undefined && v !== `${TARGET_API}.0.0`) {
+      problems.push(`${where}: modelVersion ${v}, expected ${TARGET_API}.0.0 (the DevEco Studio release that ships API ${TARGET_API})`);
+    }
+  }
   for (const p of profile?.app?.products ?? []) {
-    if (!versionLe(p.compatibleSdkVersion, p.targetSdkVersion)) {
+    const compatible = apiLevel(p.compatibleSdkVersion);
+    const target = apiLevel(p.targetSdkVersion);
+    for (const [field, value, level] of [['compatibleSdkVersion', p.compatibleSdkVersion, compatible], ['targetSdkVersion', p.targetSdkVersion, target]]) {
+      if (Number.isNaN(level)) {
+        problems.push(`build-profile.json5: product ${p.name}: ${field} ${JSON.stringify(value)} is not "<api>.0.0" ` +
+          '(API 26 on, e.g. "26.0.0") nor "<x.y.z>(<api>)" (below 26, e.g. "6.0.0(20)")');
+      }
+    }
+    if (target !== TARGET_API) {
+      problems.push(`build-profile.json5: product ${p.name}: targetSdkVersion ${p.targetSdkVersion}, expected ${TARGET_API}.0.0`);
+    }
+    if (compatible > target) {
       problems.push(`build-profile.json5: product ${p.name}: compatibleSdkVersion above targetSdkVersion`);
+    }
+    // A module's oh-package.json5 need not repeat them (hvigor writes compatibleSdkVersion into a
+    // packaged HAR's); one that does must agree with the project.
+    for (const file of ['ets/oh-package.json5', 'entry/oh-package.json5']) {
+      const pkg = existsSync(join(REPO_ROOT, file)) ? JSON5.parse(read(join(REPO_ROOT, file))) : {};
+      if (pkg.modelVersion !== undefined && pkg.modelVersion !== ohPackage?.modelVersion) {
+        problems.push(`${file}: modelVersion ${pkg.modelVersion}, the project's is ${ohPackage?.modelVersion}`);
+      }
+      if (pkg.compatibleSdkVersion !== undefined && apiLevel(pkg.compatibleSdkVersion) !== compatible) {
+        problems.push(`${file}: compatibleSdkVersion ${pkg.compatibleSdkVersion}, build-profile.json5's is ${p.compatibleSdkVersion}`);
+      }
+    }
+    if ('compileSdkVersion' in p) {
+      problems.push(`build-profile.json5: product ${p.name}: leave compileSdkVersion out (runtimeOS HarmonyOS builds with the SDK of the DevEco Studio that opens it)`);
     }
     if (p.runtimeOS !== 'HarmonyOS') {
       problems.push(`build-profile.json5: product ${p.name}: runtimeOS must be HarmonyOS`);

@@ -2,14 +2,21 @@
 //   - a `@Concurrent` function uses only its parameters, its own locals and imported names: es2abc
 //     stops the build with 10705000 "Concurrent function should only use import variable or local
 //     variable" for a name declared at the top of the same file (a constant included);
+//   - a file loaded on a TaskPool or Worker thread imports librum_native.so only with `import type`:
+//     a @Concurrent function's module and a @Sendable class's module are loaded again on every
+//     thread that runs or receives them, with everything they import as values (ets-loader keeps
+//     imports as written, `importsNotUsedAsValues: preserve`, so `import { T }` of a type still
+//     loads the module); the native module must be loaded only on the thread that creates the
+//     pipeline;
 //   - the obfuscation keep lists (ets/consumer-rules.txt for apps that obfuscate while depending
 //     on the HAR, ets/obfuscation-rules.txt for the HAR's own release build) name every property
 //     and method of librum_native.so's index.d.ts: the library reads and defines them by name, and
 //     a renamed one reads as undefined (a gzip batch's `encoding` would be lost, and the uploader
 //     would gzip it twice).
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { NATIVE_DTS, REPO_ROOT, etsFiles, read, rel } from './files.mjs';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { HAR_PACKAGE, NATIVE_DTS, REPO_ROOT, etsFiles, read, rel } from './files.mjs';
 import { ETS_OPTIONS } from './parse.mjs';
 
 const require = createRequire(import.meta.url);
@@ -111,6 +118,125 @@ export function concurrentProblems(file, text) {
   return problems;
 }
 
+export const NATIVE_MODULE = 'librum_native.so';
+
+/**
+ * What makes other threads load `sf` ('@Concurrent function work', '@Sendable class RumAction'),
+ * or null: a TaskPool thread loads a @Concurrent function's module to run it, and a thread that
+ * receives a Sendable object loads its class's module.
+ */
+function loadedOnOtherThreads(sf) {
+  const isSendable = (node) =>
+    ts.isClassDeclaration(node) && (ts.getDecorators?.(node) ?? node.decorators ?? [])
+      .some((d) => ts.isIdentifier(d.expression) && d.expression.text === 'Sendable');
+  for (const st of sf.statements) {
+    if (ts.isFunctionDeclaration(st) && isConcurrent(st)) {
+      return `@Concurrent function ${st.name?.text ?? ''}`;
+    }
+    if (isSendable(st)) {
+      return `@Sendable class ${st.name?.text ?? ''}`;
+    }
+  }
+  return null;
+}
+
+/**
+ * The module specifiers `sf` loads when it is loaded: imports and re-exports that are not
+ * `import type` / `export type` (with `importsNotUsedAsValues: preserve` an import of types only
+ * through `import { T }` or `import { type T }` still loads its module), and `import(...)` calls.
+ */
+export function valueImports(sf) {
+  const found = [];
+  for (const st of sf.statements) {
+    if (ts.isImportDeclaration(st) && ts.isStringLiteral(st.moduleSpecifier) && !st.importClause?.isTypeOnly) {
+      found.push({ spec: st.moduleSpecifier.text, node: st });
+    } else if (ts.isExportDeclaration(st) && st.moduleSpecifier && ts.isStringLiteral(st.moduleSpecifier) &&
+      !st.isTypeOnly) {
+      found.push({ spec: st.moduleSpecifier.text, node: st });
+    }
+  }
+  const visit = (node) => {
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments.length > 0 && ts.isStringLiteral(node.arguments[0])) {
+      found.push({ spec: node.arguments[0].text, node });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return found;
+}
+
+/** The project file a specifier names (relative .ets, or the HAR package's Index.ets), or null. */
+function resolveProjectImport(from, spec, sources) {
+  if (spec === HAR_PACKAGE) {
+    return join(REPO_ROOT, 'ets', 'Index.ets');
+  }
+  if (!spec.startsWith('.')) {
+    return null;
+  }
+  const base = resolve(dirname(from), spec);
+  for (const candidate of [base, `${base}.ets`, `${base}.ts`, join(base, 'Index.ets'), join(base, 'index.ets')]) {
+    if (candidate.endsWith('.ets') || candidate.endsWith('.ts')) {
+      if (sources.has(candidate) || existsSync(candidate)) {
+        return candidate;
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * Returns problems: a file reachable through value imports from a module with a @Concurrent
+ * function or a @Sendable class that imports librum_native.so as a value. `sources` maps file
+ * paths to their text (the project's .ets files; imports outside it are not followed).
+ */
+export function threadImportProblems(sources) {
+  const parsed = new Map();
+  const sourceFile = (f) => {
+    if (!parsed.has(f)) {
+      parsed.set(f, sources.has(f) ? parse(f, sources.get(f)) : null);
+    }
+    return parsed.get(f);
+  };
+  const problems = [];
+  for (const root of [...sources.keys()].sort()) {
+    const rootSf = sourceFile(root);
+    const why = rootSf === null ? null : loadedOnOtherThreads(rootSf);
+    if (why === null) {
+      continue;
+    }
+    // Breadth-first over value imports, remembering how each file was reached.
+    const via = new Map([[root, null]]);
+    const queue = [root];
+    while (queue.length > 0) {
+      const file = queue.shift();
+      const sf = sourceFile(file);
+      if (sf === null) {
+        continue;
+      }
+      for (const { spec, node } of valueImports(sf)) {
+        if (spec === NATIVE_MODULE) {
+          const chain = [];
+          for (let f = file; f !== null; f = via.get(f)) {
+            chain.unshift(rel(f));
+          }
+          problems.push(`${rel(file)}:${line(sf, node)}: imports ${NATIVE_MODULE} as a value, so every ` +
+            `TaskPool/Worker thread that loads ${rel(root)} (${why}) loads the native module` +
+            `${chain.length > 1 ? ` (${chain.join(' -> ')})` : ''}: ` +
+            'import its types with `import type`, and the module itself only where the pipeline is created');
+          continue;
+        }
+        const target = resolveProjectImport(file, spec, sources);
+        if (target !== null && !via.has(target)) {
+          via.set(target, file);
+          queue.push(target);
+        }
+      }
+    }
+  }
+  return [...new Set(problems)];
+}
+
 /** Property and method names of index.d.ts's interfaces and classes. */
 export function nativeApiNames(dtsText) {
   const sf = ts.createSourceFile(NATIVE_DTS, dtsText, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
@@ -171,11 +297,12 @@ export function checkRules() {
   for (const f of files) {
     problems.push(...concurrentProblems(f, read(f)));
   }
+  problems.push(...threadImportProblems(new Map(files.map((f) => [f, read(f)]))));
   const rules = KEEP_FILES.map((f) => [f, read(join(REPO_ROOT, f))]);
   const dts = read(NATIVE_DTS);
   problems.push(...keepProblems(dts, rules));
   return {
     problems,
-    summary: `@Concurrent closures in ${files.length} .ets; ${nativeApiNames(dts).size} index.d.ts names in ${KEEP_FILES.length} keep lists`
+    summary: `@Concurrent closures and ${NATIVE_MODULE} value imports reachable from @Concurrent/@Sendable modules in ${files.length} .ets; ${nativeApiNames(dts).size} index.d.ts names in ${KEEP_FILES.length} keep lists`
   };
 }

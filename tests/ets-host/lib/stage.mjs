@@ -92,14 +92,20 @@ export function typecheck() {
   return { problems, summary: `${staged.size} non-UI .ets files, TypeScript ${ts.version}` };
 }
 
-/** Rewrites emitted import specifiers for Node: stand-ins for the platform, `.js` for relatives. */
-function rewriteSpecifiers(code) {
+/**
+ * Rewrites emitted import specifiers for Node: stand-ins for the platform (`nativeStub` for
+ * librum_native.so), the built HAR's Index module (`harIndex`) for the demo's 'rum-native', `.js`
+ * for relatives.
+ */
+function rewriteSpecifiers(code, nativeStub, harIndex) {
   return code.replace(/(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])([^'"]+)\2/g, (all, lead, q, spec) => {
     let target = spec;
     if (spec.startsWith('@kit.') || spec.startsWith('@ohos.') || spec.startsWith('@arkts.')) {
       target = pathToFileURL(join(STUBS_DIR, `${spec.replace(/^@/, '')}.mjs`)).href;
     } else if (spec === 'librum_native.so') {
-      target = pathToFileURL(join(STUBS_DIR, 'native.mjs')).href;
+      target = pathToFileURL(nativeStub).href;
+    } else if (spec === HAR_PACKAGE) {
+      target = pathToFileURL(harIndex).href;
     } else if (spec.startsWith('.') && !spec.endsWith('.js')) {
       target = `${spec}.js`;
     }
@@ -109,15 +115,17 @@ function rewriteSpecifiers(code) {
 
 /**
  * Check 3's build: emits the HAR's non-UI sources as ES modules into a fresh temporary folder and
- * returns the file URL of the HAR's Index module there.
+ * returns the file URL of the HAR's Index module there. `nativeStub`: the module that stands in
+ * for librum_native.so (default stubs/native.mjs, the real library).
  */
-export function build() {
+export function build({ nativeStub = join(STUBS_DIR, 'native.mjs') } = {}) {
   const outDir = mkdtempSync(join(tmpdir(), 'rum-ets-host-'));
   const { program: p, staged, options } = program(outDir);
+  const harIndex = join(options.outDir, 'ets', 'Index.js');
   const written = [];
   const result = p.emit(undefined, (fileName, text) => {
     mkdirSync(dirname(fileName), { recursive: true });
-    writeFileSync(fileName, rewriteSpecifiers(text));
+    writeFileSync(fileName, rewriteSpecifiers(text, nativeStub, harIndex));
     written.push(fileName);
   });
   const errors = result.diagnostics.map((d) => describe(d, staged));
@@ -127,7 +135,7 @@ export function build() {
   writeFileSync(join(options.outDir, 'package.json'), '{ "type": "module" }\n');
   return {
     outDir,
-    indexUrl: pathToFileURL(join(options.outDir, 'ets', 'Index.js')).href,
+    indexUrl: pathToFileURL(harIndex).href,
     files: written.length
   };
 }

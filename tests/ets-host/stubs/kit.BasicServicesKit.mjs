@@ -88,6 +88,16 @@ export const zlib = {
   streams
 };
 
+// systemDateTime: the monotonic clock (process.hrtime) and the wall clock.
+export const systemDateTime = {
+  TimeType: { STARTUP: 0, ACTIVE: 1 },
+  getTime: (isNanoseconds = false) => (isNanoseconds ? Date.now() * 1e6 : Date.now()),
+  getUptime: (timeType, isNanoseconds = false) => {
+    const ns = Number(process.hrtime.bigint());
+    return isNanoseconds ? ns : Math.floor(ns / 1e6);
+  }
+};
+
 const DEVICE_INFO = Object.freeze({
   deviceType: 'phone',
   brand: 'HUAWEI',
