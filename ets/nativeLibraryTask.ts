@@ -151,14 +151,23 @@ export function ensureNativeLibrary(options: EnsureOptions): void {
   log(`${TASK_NAME}: built ${path.relative(repoRoot, after.library)}`);
 }
 
-/** The hvigor plugin: registers the task so that default@PreBuild depends on it. */
-export function rumNativeLibraryPlugin(env: Env = process.env): HvigorPlugin {
+export interface PluginOptions {
+  /** Where the variables come from (default: process.env). */
+  env?: Env;
+  /** The HAR module folder, for a module other than the HAR registering the plugin (e.g. a HAP
+   *  that builds the HAR from source); default: the registering module's own folder. */
+  harDir?: string;
+}
+
+/** The hvigor plugin: registers the task so that the module's default@PreBuild depends on it. */
+export function rumNativeLibraryPlugin(options: PluginOptions = {}): HvigorPlugin {
+  const env = options.env ?? process.env;
   return {
     pluginId: 'rumNativeLibraryPlugin',
     apply(node: HvigorNode): void {
       node.registerTask({
         name: TASK_NAME,
-        run: (taskContext) => ensureNativeLibrary({ moduleDir: taskContext.modulePath, env }),
+        run: (taskContext) => ensureNativeLibrary({ moduleDir: options.harDir ?? taskContext.modulePath, env }),
         postDependencies: ['default@PreBuild'],
       });
     },

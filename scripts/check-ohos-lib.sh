@@ -7,6 +7,7 @@
 #   4. it registers itself: napi_module_register is imported, and a function of .init_array calls it
 #      (directly or through one call), which is how `import rum from 'librum_native.so'` finds it;
 #   5. its size, and its size stripped of what the loader does not need.
+# It also prints the imports the lists mark with the API level that introduced them.
 #
 #   scripts/check-ohos-lib.sh <librum_native.so> [arm64-v8a|x86_64]     (default arm64-v8a)
 #
@@ -121,6 +122,15 @@ show() {
 show libace_napi.z.so "$from_napi"
 show libhilog_ndk.z.so "$from_hilog"
 show libc.so "$from_libc"
+# The API level each import needs, where the lists mark one (since=N: the source's first_introduced).
+since="$(cat "$NDK_LISTS"/libace_napi.z.txt "$NDK_LISTS"/libhilog_ndk.z.txt "$NDK_LISTS"/libc.txt |
+  awk '!/^#/ { for (i = 2; i <= NF; i++) if ($i ~ /^since=/) print $1, substr($i, 7) }' | sort -k1,1 -u |
+  join - <(echo "$undefined") | sort -k2,2n -k1,1)"
+if [[ -n "$since" ]]; then
+  echo "        imports marked with the API level that introduced them: $(awk '{ printf "%s%s (API %s)", sep, $1, $2; sep = ", " }' <<<"$since")"
+else
+  echo "        no import is marked with the API level that introduced it"
+fi
 
 # 4. registration: napi_module_register imported and called from an .init_array function
 registers=0

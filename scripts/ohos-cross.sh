@@ -124,7 +124,7 @@ ohos_need_zig() {
   echo "$OHOS_LOG: installing zig $OHOS_ZIG_VERSION (pip install ziglang==$OHOS_ZIG_VERSION into ${dir#"$ROOT/"})"
   rm -rf "$dir.partial"
   # --target installs into a plain folder: no virtualenv, no user or system site touched.
-  python3 -m pip install --disable-pip-version-check --no-warn-script-location -q \
+  PIP_ROOT_USER_ACTION=ignore python3 -m pip install --disable-pip-version-check --no-warn-script-location -q \
     --target "$dir.partial" "ziglang==$OHOS_ZIG_VERSION" ||
     ohos_missing "pip could not install ziglang==$OHOS_ZIG_VERSION." \
       "Run: python3 -m pip install --target $dir ziglang==$OHOS_ZIG_VERSION"

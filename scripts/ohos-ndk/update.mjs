@@ -4,8 +4,9 @@
 //
 //   node scripts/ohos-ndk/update.mjs <interface_sdk_c checkout> [commit it is at]
 //
-// Each list is one exported name per line (`name variable` for data symbols), sorted, under a
-// header naming its source file. scripts/link-ohos.sh builds stand-in libraries from them and
+// Each list is one exported name per line, sorted, under a header naming its source file; after
+// the name, `variable` marks a data symbol and `since=N` the API level that introduced it (the
+// source's first_introduced; no mark: there from the first NDK). scripts/link-ohos.sh builds stand-in libraries from them and
 // scripts/check-ohos-lib.sh checks a built library's imports against them.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -39,13 +40,19 @@ function main(argv) {
       console.error(`update: ${file} is not a list of { "name": <C identifier> } entries`);
       process.exit(1);
     }
-    const lines = [...new Set(entries.map((e) => (e.type === 'variable' ? `${e.name} variable` : e.name)))].sort();
+    const line = (e) => {
+      // libhilog.ndk.json spells it first_instroduced.
+      const since = e.first_introduced ?? e.first_instroduced;
+      return [e.name, e.type === 'variable' ? 'variable' : '', since ? `since=${since}` : ''].filter(Boolean).join(' ');
+    };
+    const lines = [...new Set(entries.map(line))].sort();
     const header = [
       `# Symbols ${soname} exports to applications: ${what}.`,
       `# Source: OpenHarmony interface_sdk_c, ${source}${commit ? ` (commit ${commit})` : ''},`,
-      '# the description the NDK\'s stub library is generated from. One name per line, "variable" marks',
-      '# data. Regenerate with scripts/ohos-ndk/update.mjs; used by scripts/link-ohos.sh (stand-in',
-      '# libraries) and scripts/check-ohos-lib.sh, scripts/check-napi-symbols.sh (allowed imports).',
+      '# the description the NDK\'s stub library is generated from. One name per line; "variable" marks',
+      '# data, "since=N" the API level that introduced it. Regenerate with scripts/ohos-ndk/update.mjs;',
+      '# used by scripts/ohos-cross.sh (stand-in libraries), scripts/check-ohos-lib.sh and',
+      '# scripts/check-napi-symbols.sh (allowed imports).',
     ];
     const out = join(HERE, `${soname.replace(/\.so$/, '')}.txt`);
     writeFileSync(out, `${header.join('\n')}\n${lines.join('\n')}\n`);

@@ -122,7 +122,7 @@ class StandInNode {
 }
 
 /** Runs the HAR's built-in pipeline; a registered task runs before every task its postDependencies names. */
-async function assembleHar(node) {
+async function runPipeline(node) {
   const ran = [];
   const done = new Set();
   for (const builtin of HAR_PIPELINE) {
@@ -163,7 +163,7 @@ function writeLibrary(fx, when) {
 
 function pluginNode(fx, env) {
   const node = new StandInNode(fx.moduleDir);
-  const plugin = mod.rumNativeLibraryPlugin(env);
+  const plugin = mod.rumNativeLibraryPlugin({ env });
   assert.equal(typeof plugin.pluginId, 'string');
   plugin.apply(node);
   return node;
@@ -182,7 +182,7 @@ test('library absent, no NDK: the build fails before packaging, naming the file 
   let ran = [];
   await assert.rejects(
     async () => {
-      ran = await assembleHar(node);
+      ran = await runPipeline(node);
     },
     (e) => {
       assert.ok(e instanceof Error);
@@ -209,19 +209,19 @@ test('library present and newer than every Rust source: the build goes on, nothi
     run: (ctx) => mod.ensureNativeLibrary({ moduleDir: ctx.modulePath, env: { OHOS_NDK_HOME: '/sdk' }, run: (...a) => calls.push(a), log: (l) => lines.push(l) }),
     postDependencies: ['default@PreBuild'],
   });
-  const ran = await assembleHar(node);
+  const ran = await runPipeline(node);
   assert.deepEqual(ran, ['checkRumNativeLibrary', ...HAR_PIPELINE]);
   assert.deepEqual(calls, [], 'no build when the library is current');
   assert.match(lines.join('\n'), /librum_native\.so is current/);
   // And through the plugin as hvigorfile.ts registers it.
-  assert.deepEqual(await assembleHar(pluginNode(fx, {})), ['checkRumNativeLibrary', ...HAR_PIPELINE]);
+  assert.deepEqual(await runPipeline(pluginNode(fx, {})), ['checkRumNativeLibrary', ...HAR_PIPELINE]);
 });
 
 test('library older than a Rust source, no NDK: the build fails naming the newer source', async () => {
   const fx = fixture('stale');
   writeLibrary(fx, at(10));
   utimesSync(join(fx.root, 'src', 'core', 'dispatch.rs'), at(20), at(20));
-  await assert.rejects(assembleHar(pluginNode(fx, {})), (e) => {
+  await assert.rejects(runPipeline(pluginNode(fx, {})), (e) => {
     assert.match(e.message, /librum_native\.so is older than src\/core\/dispatch\.rs/);
     assert.match(e.message, /scripts\/build-ohos\.sh --libs-only --abi arm64-v8a/);
     return true;
@@ -254,6 +254,15 @@ test('library missing or stale with OHOS_NDK_HOME: build-ohos.sh runs, and its f
     () => mod.ensureNativeLibrary({ moduleDir: fx.moduleDir, env, run: () => 0, log: () => {} }),
     /succeeded, but ets\/libs\/arm64-v8a\/librum_native\.so is older than build\.rs/,
   );
+});
+
+test('harDir: a module other than the HAR (a HAP building it from source) checks the HAR\'s library', async () => {
+  const fx = fixture('hap');
+  const node = new StandInNode(join(fx.root, 'entry'));
+  mod.rumNativeLibraryPlugin({ env: {}, harDir: fx.moduleDir }).apply(node);
+  await assert.rejects(runPipeline(node), /ets\/libs\/arm64-v8a\/librum_native\.so is missing/);
+  writeLibrary(fx, at(10));
+  assert.deepEqual(await runPipeline(node), ['checkRumNativeLibrary', ...HAR_PIPELINE]);
 });
 
 test('the command the task runs and names exists and takes those arguments', () => {
