@@ -103,7 +103,9 @@ from_napi="$(comm -12 <(echo "$undefined") <(echo "$napi_list"))"
 from_hilog="$(comm -12 <(echo "$undefined") <(echo "$hilog_list"))"
 from_libc="$(comm -12 <(echo "$undefined") <(echo "$libc_list"))"
 unlisted="$(comm -23 <(echo "$undefined") <(printf '%s\n%s\n%s\n' "$napi_list" "$hilog_list" "$libc_list" | sort -u))"
-count() { [[ -z "$1" ]] && echo 0 || wc -l <<<"$1" | tr -d ' '; }
+count() {
+  if [[ -z "$1" ]]; then echo 0; else wc -l <<<"$1" | tr -d ' '; fi
+}
 total="$(count "$undefined")"
 if [[ "$total" == 0 ]]; then
   fail "imports: none found (readelf --dyn-syms listed no undefined symbol)"

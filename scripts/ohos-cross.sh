@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034,SC2153 # sets OHOS_BUILT and OHOS_STRIP for its callers, which set OHOS_LOG
 # The cross build of release librum_native.so for HarmonyOS, written once and sourced by
 # scripts/build-ohos.sh (the NDK, every ABI, then the HAR and HAP) and scripts/link-ohos.sh (the
 # link check CI runs). Two toolchains:
@@ -93,7 +94,7 @@ ohos_setup_ndk() {
           "or install nightly with rust-src to build its std from source:" \
           "  rustup toolchain install nightly --profile minimal --component rust-src"
       echo "$OHOS_LOG: no prebuilt std for $triple: nightly cargo builds it from source (-Zbuild-std)"
-      OHOS_CARGO=(cargo +nightly -Zbuild-std=std,panic_abort)
+      OHOS_CARGO=(cargo +nightly '-Zbuild-std=std,panic_abort')
     fi
   fi
   mkdir -p "$ROOT/target/ohos-linker"
@@ -192,7 +193,7 @@ WRAPPER
   printf '#!/bin/sh\nexec "%s" ar "$@"\n' "$OHOS_ZIG" >"$OHOS_AR"
   chmod +x "$OHOS_AR"
   OHOS_STRIP=""
-  OHOS_CARGO=(cargo +nightly -Zbuild-std=std,panic_abort)
+  OHOS_CARGO=(cargo +nightly '-Zbuild-std=std,panic_abort')
   OHOS_CARGO_TARGET_DIR="$OHOS_LINK_DIR/cargo"
 }
 
