@@ -15,6 +15,7 @@
 # installed from apt when missing. Exit status: 0 when every check passed, 1 when one failed, 2 on
 # bad arguments or a missing tool.
 set -euo pipefail
+export LC_ALL=C # one collation for sort, comm and join
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 LIB="${1:-}"

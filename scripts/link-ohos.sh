@@ -39,7 +39,7 @@ echo "link-ohos: linked in $((SECONDS - started)) s: ${OHOS_BUILT#"$ROOT/"}"
 lists="$(mktemp -d "${TMPDIR:-/tmp}/ohos-ndk-lists.XXXXXX")"
 trap 'rm -rf "$lists"' EXIT
 cp "$ROOT"/scripts/ohos-ndk/*.txt "$lists/"
-sed -i '/^napi_module_register$/d' "$lists/libace_napi.z.txt"
+awk '$1 != "napi_module_register"' "$ROOT/scripts/ohos-ndk/libace_napi.z.txt" >"$lists/libace_napi.z.txt"
 if out="$(OHOS_NDK_LISTS="$lists" "$ROOT/scripts/check-ohos-lib.sh" "$OHOS_BUILT" arm64-v8a 2>&1)"; then
   echo "link-ohos: the check passed with napi_module_register missing from the export lists" >&2
   exit 1
@@ -49,6 +49,19 @@ elif ! grep -q '^ *napi_module_register$' <<<"$out"; then
   exit 1
 fi
 echo "link-ohos: and the check fails, naming it, when an import is missing from the export lists"
+# And it fails a library that needs nothing and registers nothing (a stand-in stub, when built).
+stub="$OHOS_LINK_DIR/ndk/native/sysroot/usr/lib/aarch64-linux-ohos/libhilog_ndk.z.so"
+if [[ -z "${OHOS_NDK_HOME:-}" && -f "$stub" ]]; then
+  if out="$("$ROOT/scripts/check-ohos-lib.sh" "$stub" arm64-v8a 2>&1)"; then
+    echo "link-ohos: the check passed a stub library that has no NEEDED and registers nothing" >&2
+    exit 1
+  elif ! grep -q 'FAIL  NEEDED' <<<"$out" || ! grep -q 'FAIL  registration' <<<"$out"; then
+    echo "link-ohos: the check failed the stub library, but not for its NEEDED and registration:" >&2
+    echo "$out" >&2
+    exit 1
+  fi
+  echo "link-ohos: and it fails a library with no NEEDED that registers nothing (the stub libhilog_ndk.z.so)"
+fi
 
 if [[ "$INSTALL" == 1 ]]; then
   dest="$ROOT/ets/libs/arm64-v8a/librum_native.so"
