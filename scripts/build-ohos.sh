@@ -3,7 +3,8 @@
 #   1. cross-compiles release librum_native.so for each ABI with the NDK's clang
 #        arm64-v8a → aarch64-unknown-linux-ohos (phones, tablets, 2in1)
 #        x86_64    → x86_64-unknown-linux-ohos  (the emulator)
-#      and places it in ets/libs/<abi>/ (ignored by git);
+#      (scripts/ohos-cross.sh, the steps scripts/link-ohos.sh runs in CI), checks each library
+#      (scripts/check-ohos-lib.sh, on Linux) and places it in ets/libs/<abi>/ (ignored by git);
 #   2. regenerates the HAR's index.d.ts (scripts/gen-dts.sh, when present);
 #   3. builds the HAR and the demo HAP with hvigorw (ohpm install first when ohpm is on the PATH).
 #
@@ -57,68 +58,24 @@ if [[ -z "${OHOS_NDK_HOME:-}" ]]; then
     "The SDK comes with DevEco Studio or the Command Line Tools for HarmonyOS" \
     "(developer.huawei.com > DevEco Studio > Download; the Linux command-line tools suffice)."
 fi
-CLANG="$OHOS_NDK_HOME/native/llvm/bin/clang"
-SYSROOT="$OHOS_NDK_HOME/native/sysroot"
-[[ -x "$CLANG" ]] || missing "no clang at $CLANG." \
-  "OHOS_NDK_HOME must be the SDK folder that contains native/llvm/bin/clang (sdk/default/openharmony)."
-[[ -d "$SYSROOT" ]] || missing "no sysroot at $SYSROOT (OHOS_NDK_HOME must contain native/sysroot)."
-command -v cargo >/dev/null || missing "cargo is not on the PATH." "Install Rust with rustup (https://rustup.rs)."
-command -v rustup >/dev/null || missing "rustup is not on the PATH." "The OHOS targets are installed with rustup (https://rustup.rs)."
+OHOS_LOG=build-ohos
+# shellcheck source=scripts/ohos-cross.sh
+source "$ROOT/scripts/ohos-cross.sh"
 
-triple_of() {
-  case "$1" in
-    arm64-v8a) echo aarch64-unknown-linux-ohos ;;
-    x86_64) echo x86_64-unknown-linux-ohos ;;
-  esac
-}
-
-clang_target_of() {
-  case "$1" in
-    arm64-v8a) echo aarch64-linux-ohos ;;
-    x86_64) echo x86_64-linux-ohos ;;
-  esac
-}
-
+# ---- 1. cross-compile, check and place the libraries (scripts/ohos-cross.sh, the NDK) ----
 for abi in $ABIS; do
-  triple="$(triple_of "$abi")"
-  if ! rustup target list --installed | grep -qx "$triple"; then
-    echo "build-ohos: adding the Rust target $triple"
-    rustup target add "$triple" || missing "rustup could not add $triple." \
-      "Run: rustup target add $triple (the OHOS targets ship with stable Rust since 1.78)."
+  ohos_build "$abi"
+  # What the phone will load: ELF, NEEDED, imports against the NDK's export lists, registration.
+  # Linux only (binutils); elsewhere scripts/link-ohos.sh on a Linux machine checks the same.
+  if [[ "$(uname -s)" == Linux ]]; then
+    "$ROOT/scripts/check-ohos-lib.sh" "$OHOS_BUILT" "$abi"
+  else
+    echo "build-ohos: not on Linux, so scripts/check-ohos-lib.sh (binutils) did not check $OHOS_BUILT" >&2
   fi
-done
-
-# ---- 1. cross-compile and place the libraries ----
-WRAPPERS="$ROOT/target/ohos-linker"
-mkdir -p "$WRAPPERS"
-for abi in $ABIS; do
-  triple="$(triple_of "$abi")"
-  clang_target="$(clang_target_of "$abi")"
-  env_triple="$(echo "$triple" | tr 'a-z-' 'A-Z_')"
-  cc_triple="${triple//-/_}"
-  wrapper="$WRAPPERS/$clang_target-clang.sh"
-  # The linker: the NDK's clang for this target, its sysroot, and musl's headers.
-  cat >"$wrapper" <<WRAPPER
-#!/bin/sh
-exec "$CLANG" --target=$clang_target --sysroot="$SYSROOT" -D__MUSL__ "\$@"
-WRAPPER
-  chmod +x "$wrapper"
-
-  echo "== cargo build --release --target $triple"
-  (
-    cd "$ROOT"
-    export "CARGO_TARGET_${env_triple}_LINKER=$wrapper"
-    export "CC_${cc_triple}=$wrapper"
-    export "AR_${cc_triple}=$OHOS_NDK_HOME/native/llvm/bin/llvm-ar"
-    cargo build --release --lib --target "$triple"
-  )
-  built="$ROOT/target/$triple/release/librum_native.so"
-  [[ -f "$built" ]] || { echo "build-ohos: cargo did not produce $built" >&2; exit 1; }
   mkdir -p "$ROOT/ets/libs/$abi"
-  cp "$built" "$ROOT/ets/libs/$abi/librum_native.so"
-  strip_tool="$OHOS_NDK_HOME/native/llvm/bin/llvm-strip"
-  if [[ -x "$strip_tool" ]]; then
-    "$strip_tool" --strip-unneeded "$ROOT/ets/libs/$abi/librum_native.so"
+  cp "$OHOS_BUILT" "$ROOT/ets/libs/$abi/librum_native.so"
+  if [[ -x "$OHOS_STRIP" ]]; then
+    "$OHOS_STRIP" --strip-unneeded "$ROOT/ets/libs/$abi/librum_native.so"
   fi
   echo "   → ets/libs/$abi/librum_native.so ($(du -h "$ROOT/ets/libs/$abi/librum_native.so" | cut -f1))"
 done

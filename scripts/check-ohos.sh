@@ -8,7 +8,8 @@
 #   OHOS_CHECK_TARGETS="aarch64-unknown-linux-ohos x86_64-unknown-linux-ohos" scripts/check-ohos.sh
 #
 # Needs rustup; installs the nightly toolchain and its rust-src component when missing. Output goes to
-# target/ohos-check so it never invalidates the host build.
+# target/ohos-check so it never invalidates the host build. scripts/link-ohos.sh goes further: it
+# links the library for the phone and checks what was linked (what scripts/test.sh runs).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,16 +22,11 @@ fail() {
 }
 
 [[ -f "$ROOT/Cargo.toml" ]] || fail "no Cargo.toml in $ROOT"
-command -v rustup >/dev/null || fail "rustup is required (https://rustup.rs)"
-if ! rustup toolchain list | grep -q '^nightly'; then
-  echo "check-ohos: installing the nightly toolchain (rustup, minimal profile)"
-  rustup toolchain install nightly --profile minimal --component rust-src ||
-    fail "could not install the nightly toolchain: rustup toolchain install nightly --profile minimal"
-fi
-if ! rustup component list --toolchain nightly --installed | grep -q '^rust-src'; then
-  echo "check-ohos: installing rust-src for the nightly toolchain"
-  rustup component add rust-src --toolchain nightly
-fi
+# The nightly toolchain with rust-src, installed when missing (shared with scripts/link-ohos.sh).
+OHOS_LOG=check-ohos
+# shellcheck source=scripts/ohos-cross.sh
+source "$ROOT/scripts/ohos-cross.sh"
+ohos_need_nightly_std
 
 STANDIN_NDK="$(mktemp -d "${TMPDIR:-/tmp}/ohos-ndk-standin.XXXXXX")"
 trap 'rm -rf "$STANDIN_NDK"' EXIT
