@@ -289,3 +289,37 @@ test('ets/hvigorfile.ts exports harTasks with the plugin in its plugins', async 
   config.plugins[0].apply(node);
   assert.deepEqual(node.tasks.map((t) => t.name), ['checkRumNativeLibrary']);
 });
+
+test('entry/hvigorfile.ts exports hapTasks with the same check against the HAR folder', async () => {
+  const dir = join(work, 'entry-hvigorfile');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'hvigor-ohos-plugin.mjs'), "export const hapTasks = { standIn: 'hapTasks' };\n");
+  writeFileSync(join(dir, 'nativeLibraryTask.mjs'), transpile(TASK_TS));
+  // hvigor loads hvigorfile.ts as CommonJS, where __dirname is the module's folder: here a
+  // project with no library, so the check must fail naming the HAR's file.
+  const project = join(work, 'no-library-project');
+  const js =
+    `const __dirname = ${JSON.stringify(join(project, 'entry'))};\n` +
+    transpile(join(REPO_ROOT, 'entry', 'hvigorfile.ts'))
+      .replace(/from '@ohos\/hvigor-ohos-plugin'/, "from './hvigor-ohos-plugin.mjs'")
+      .replace(/from '\.\.\/ets\/nativeLibraryTask'/, "from './nativeLibraryTask.mjs'")
+      .replace(/from 'path'/, "from 'node:path'");
+  writeFileSync(join(dir, 'hvigorfile.mjs'), js);
+  const ndk = process.env.OHOS_NDK_HOME;
+  delete process.env.OHOS_NDK_HOME; // no cross build: the task must stop the build
+  try {
+    const config = (await import(pathToFileURL(join(dir, 'hvigorfile.mjs')).href)).default;
+    assert.deepEqual(config.system, { standIn: 'hapTasks' });
+    assert.deepEqual(config.plugins.map((p) => p.pluginId), ['rumNativeLibraryPlugin']);
+    const node = new StandInNode(join(project, 'entry'));
+    config.plugins[0].apply(node);
+    const [task] = node.tasks;
+    assert.equal(task.name, 'checkRumNativeLibrary');
+    assert.throws(
+      () => task.run({ modulePath: join(project, 'entry') }),
+      (e) => e.message.includes(join(project, 'ets', 'libs', 'arm64-v8a', 'librum_native.so')),
+    );
+  } finally {
+    if (ndk !== undefined) process.env.OHOS_NDK_HOME = ndk;
+  }
+});
