@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 
 use super::access::{Deferred, StoreAccess};
-use super::batches::Next;
+use super::batches::{Claim, Next};
 use super::error::StorageError;
 use super::names::{FileId, FileName};
 use super::segment::lines;
@@ -102,12 +102,7 @@ fn claim_and_read(access: &StoreAccess, wait: &mut UploadWait) -> Result<Option<
         if claim.encoding == BatchEncoding::Gzip {
             // Views were reduced and lines checked when it was sealed (or found at open).
             if claim.events == 0 {
-                let _ = apply_or_defer(
-                    access,
-                    deadline,
-                    wait,
-                    Deferred::Discard { id: claim.id, claimed_ms: claim.claimed_ms },
-                );
+                discard(access, deadline, wait, &claim);
                 continue;
             }
             let bytes = data.len() as u64;
@@ -129,18 +124,18 @@ fn claim_and_read(access: &StoreAccess, wait: &mut UploadWait) -> Result<Option<
             }
         };
         if event_count == 0 {
-            let _ = apply_or_defer(
-                access,
-                deadline,
-                wait,
-                Deferred::Discard { id: claim.id, claimed_ms: claim.claimed_ms },
-            );
+            discard(access, deadline, wait, &claim);
             continue;
         }
         let bytes = body.len() as u64;
         let encoding = BatchEncoding::Identity;
         return Ok(Some(Batch { id: claim.ticket(), body, encoding, event_count, bytes }));
     }
+}
+
+/// A claimed batch with no whole line: deleted now, or by the store's next holder.
+fn discard(access: &StoreAccess, deadline: Instant, wait: &mut UploadWait, claim: &Claim) {
+    let _ = apply_or_defer(access, deadline, wait, Deferred::Discard { id: claim.id, claimed_ms: claim.claimed_ms });
 }
 
 /// [`super::Storage::complete_batch`]: the id parsed, then the change made or deferred.
