@@ -3,6 +3,8 @@ declare namespace process {
   export class ProcessManager {
     exit(code: number): void;
   }
+  /** CPU time of the process since it started, ms. */
+  function getPastCpuTime(): number;
 }
 
 export default process;

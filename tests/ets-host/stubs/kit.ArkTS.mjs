@@ -108,4 +108,10 @@ class ProcessManager {
   }
 }
 
-export const process = { ProcessManager, host: processHost };
+// getPastCpuTime — the process's CPU time (user + system), ms, as the SDK's.
+const getPastCpuTime = () => {
+  const { user, system } = globalThis.process.cpuUsage();
+  return (user + system) / 1000;
+};
+
+export const process = { ProcessManager, getPastCpuTime, host: processHost };

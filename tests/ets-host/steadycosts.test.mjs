@@ -1,0 +1,30 @@
+// The demo's steady-state measurement (entry/src/main/ets/scenarios/SteadyCosts.ets), built with
+// the facade and run against the real library with few ticks: three loops alternating, process CPU
+// per tick for each, and the two differences the page shows.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { fakeContext, loadFacade, tempDir } from './lib/harness.mjs';
+
+test('steady-state costs: floor, a lone addAction and one timer per tick, alternating, per tick', async (t) => {
+  const h = await loadFacade();
+  const { measureSteadyCosts } = await import(new URL('../entry/src/main/ets/scenarios/SteadyCosts.js', h.indexUrl).href);
+  const m = h.facade.RumMonitor.create(fakeContext(tempDir()), {
+    applicationId: 'app-steady-costs', keepAliveIntervalMs: 0, connectivityTracking: false
+  });
+  t.after(() => m.stop());
+  const attributes = { message_id: 'msg-1', message_index: 1, preview: 'p'.repeat(300) };
+  const before = m.stats().callsInline;
+  const result = await measureSteadyCosts(m, attributes, 20, 2);
+  assert.equal(result.ticks, 20);
+  assert.equal(result.rounds, 2);
+  // Every addAction ran inline (a lone event per tick), 20 ticks in each of the 2 rounds.
+  assert.equal(m.stats().callsInline - before, 2 + 2 * 20, 'startView, stopView and one action per tick');
+  assert.equal(m.stats().callsQueued, 0);
+  assert.deepEqual(result.figures.map((f) => f.label.split(' ')[0]), ['floor', 'addAction', 'floor']);
+  for (const f of result.figures) {
+    assert.ok(f.medianUs >= 0 && Number.isFinite(f.medianUs), `${f.label}: median ${f.medianUs}`);
+    assert.ok(f.p95Us >= f.medianUs, `${f.label}: p95 ${f.p95Us} >= median ${f.medianUs}`);
+  }
+  assert.equal(result.actionBeyondFloorUs, Math.round((result.figures[1].medianUs - result.figures[0].medianUs) * 10) / 10);
+  assert.equal(result.timerBeyondFloorUs, Math.round((result.figures[2].medianUs - result.figures[0].medianUs) * 10) / 10);
+});
