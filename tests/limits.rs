@@ -1,6 +1,7 @@
 //! Every limit is stated once, with its reason, in `src/core/config.rs`. The places that repeat a
 //! value for a reader (the README's limits table, the options' `@default`s in the generated
-//! `index.d.ts`, the defaults named in `docs/design.md`) are checked against the constants here,
+//! `index.d.ts`, the defaults named in `docs/design.md`, `docs/how-it-works.md` and the README's
+//! introduction) are checked against the constants here,
 //! so changing a number in `config.rs` fails this test until each of them says the same.
 
 use std::fs;
@@ -53,6 +54,7 @@ fn share(n: u64) -> String {
         2 => "half".to_owned(),
         3 => "a third".to_owned(),
         4 => "a quarter".to_owned(),
+        16 => "a sixteenth".to_owned(),
         n => format!("1/{n}"),
     }
 }
@@ -264,9 +266,35 @@ fn the_defaults_docs_design_md_names_are_config_rs_values() {
         format!("`SESSION_MAX_DURATION_MS` ({})", human_ms(SESSION_MAX_DURATION_MS as u64)),
         format!("{} of `eventMaxBytes` (`GLOBAL_ATTRIBUTES_SHARE`)", share(GLOBAL_ATTRIBUTES_SHARE)),
         format!("`source` (default `\"{DEFAULT_SOURCE}\"`)"),
+        format!(
+            "{} of the budget (`LIGHT_TURN_SHARE`: {} µs of the default {})",
+            share(LIGHT_TURN_SHARE),
+            u64::from(TURN_BUDGET_MS) * 1_000 / LIGHT_TURN_SHARE,
+            human_ms(TURN_BUDGET_MS.into())
+        ),
     ];
     let missing: Vec<&String> = phrases.iter().filter(|p| !design.contains(p.as_str())).collect();
     assert!(missing.is_empty(), "docs/design.md should say (from src/core/config.rs): {missing:#?}");
+}
+
+#[test]
+fn the_defaults_how_it_works_and_the_readme_introduction_name_are_config_rs_values() {
+    let flat = |rel: &str| read(rel).split_whitespace().collect::<Vec<_>>().join(" ");
+    let how = flat("docs/how-it-works.md");
+    let budget = human_ms(TURN_BUDGET_MS.into());
+    let phrases = [
+        format!("spent less than **{budget}** in the SDK"),
+        format!("bounded at **{}**", grouped(QUEUE_CAPACITY as u64)),
+        format!("processed in {budget} slices"),
+        format!("`viewUpdateIntervalMs` (default **{}**;", human_ms(VIEW_UPDATE_INTERVAL_MS.into())),
+        format!("under a **{}** quota", human_bytes(DISK_QUOTA_BYTES)),
+        format!("at most {} (a frame) and {}", human_ms(WRITER_HOLD_MAX_MS), human_bytes(WRITER_HOLD_MAX_BYTES)),
+    ];
+    let missing: Vec<&String> = phrases.iter().filter(|p| !how.contains(p.as_str())).collect();
+    assert!(missing.is_empty(), "docs/how-it-works.md should say (from src/core/config.rs): {missing:#?}");
+    let readme = flat("README.md");
+    let intro = format!("less than {budget} in the SDK it is processed on the spot, past that it is queued and processed in {budget} slices");
+    assert!(readme.contains(&intro), "README.md's introduction should say: {intro}");
 }
 
 #[test]
