@@ -59,7 +59,8 @@ macro_rules! for_each_counter_set {
                 slices_at_capacity,
                 /// The longest slice, µs.
                 longest_slice_us,
-                /// The longest time one turn spent on inline calls, µs.
+                /// The longest time one turn spent on inline calls, µs (light turns before it included: their
+                /// time counts toward the next awaited turn end).
                 longest_inline_turn_us,
                 /// Synchronous drains (errors, crashes, flush, stop, session, user, consent).
                 drains,

@@ -196,7 +196,10 @@ export interface PipelineStats {
   slicesAtCapacity: number
   /** The longest slice, µs. */
   longestSliceUs: number
-  /** The longest time one turn spent on inline calls, µs. */
+  /**
+   * The longest time one turn spent on inline calls, µs (light turns before it included: their
+   * time counts toward the next awaited turn end).
+   */
   longestInlineTurnUs: number
   /** Synchronous drains (errors, crashes, flush, stop, session, user, consent). */
   drains: number
