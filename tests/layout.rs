@@ -1,6 +1,7 @@
 //! The layout rules, checked on the source: no two modules of `src/core` import each other,
-//! directly or in a circle, so each mechanism can be read and changed from its own file; the
-//! binding reaches Node-API only through its fence, `src/napi/js/`; and no source cites a file
+//! directly or in a circle, so each mechanism can be read and changed from its own file; the core
+//! never names the binding; the binding reaches Node-API only through its fence, `src/napi/js/`;
+//! and no source cites a file
 //! outside the repository as the place a rule is written (a clone must hold its own contract:
 //! `docs/design.md`).
 
@@ -169,15 +170,33 @@ fn the_binding_reaches_node_api_only_through_its_fence() {
 }
 
 #[test]
+fn the_core_never_names_the_binding() {
+    // The core is plain Rust behind its seams: neither its code nor its comments lean on the
+    // binding (`napi`, `src/napi`); the binding adapts to the core, never the other way round.
+    let core = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/core");
+    let mut files = Vec::new();
+    sources(&core, &mut files);
+    assert!(files.len() > 20, "the walk found the core ({} files)", files.len());
+    let found: Vec<String> = files
+        .iter()
+        .flat_map(|file| {
+            let text = fs::read_to_string(file).unwrap_or_default();
+            let lines: Vec<String> = text
+                .lines()
+                .filter(|l| l.to_ascii_lowercase().contains("napi"))
+                .map(|l| format!("{}: {}", file.display(), l.trim()))
+                .collect();
+            lines
+        })
+        .collect();
+    assert!(found.is_empty(), "src/core names the binding:\n{}", found.join("\n"));
+}
+
+#[test]
 fn the_fence_check_sees_whole_words_only() {
     assert_eq!(lines_naming("let x = unsafe { y };\nunsafely\nsys::napi_typeof\nsystem", "unsafe").len(), 1);
     assert_eq!(lines_naming("use napi_ohos::sys;\nsystem\nsys::x", "sys").len(), 2);
 }
-
-/// Files under `src/core` still cite the contract files kept beside the repository; the lead
-/// engineer's restructuring of the core rewrites those comments. Known exception, removed when
-/// src/core's comments are fixed (the test then fails until this list is emptied).
-const CITING_OUTSIDE_FILES_FOR_NOW: &[&str] = &[];
 
 /// What a comment citing a file outside the repository names. Built at run time so that this file
 /// does not cite them itself.
@@ -234,28 +253,16 @@ fn no_source_cites_a_file_outside_the_repository() {
     let files = repository_sources();
     assert!(files.len() > 100, "the walk found the sources ({} files)", files.len());
     let mut found = Vec::new();
-    let mut excepted = Vec::new();
     for file in &files {
         let Ok(text) = fs::read_to_string(file) else { continue }; // binary files cite nothing
         let rel = file.strip_prefix(root).unwrap_or(file).to_string_lossy().replace('\\', "/");
-        let lines = citing_lines(&rel, &text, &needles);
-        if CITING_OUTSIDE_FILES_FOR_NOW.iter().any(|dir| rel.starts_with(&format!("{dir}/"))) {
-            excepted.extend(lines);
-        } else {
-            found.extend(lines);
-        }
+        found.extend(citing_lines(&rel, &text, &needles));
     }
     assert!(
         found.is_empty(),
         "cite docs/ (docs/design.md, docs/ohos-build.md, ...) instead of files outside the repository:\n{}",
         found.join("\n")
     );
-    for dir in CITING_OUTSIDE_FILES_FOR_NOW {
-        assert!(
-            excepted.iter().any(|l| l.starts_with(&format!("{dir}/"))),
-            "{dir} no longer cites files outside the repository: remove it from CITING_OUTSIDE_FILES_FOR_NOW"
-        );
-    }
 }
 
 #[test]

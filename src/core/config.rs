@@ -1,6 +1,6 @@
 //! Every limit of the pipeline: its default, why it has that value, and where the value comes from.
 //! This is the one place a limit is stated; the README's limits table, the options' `@default`s
-//! (`src/napi/options.rs` → `index.d.ts`) and `docs/design.md` repeat the values for readers, and
+//! (in `index.d.ts`) and `docs/design.md` repeat the values for readers, and
 //! `tests/limits.rs` holds them to these constants. Measurements behind a choice are in
 //! `docs/benchmarks.md`, not here: they change from run to run, the reasons do not.
 //!
