@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Steady-state cost of the native module (issue 25): actions at a steady rate (30 and 300 per
 // second; every 10 ms, the actions due by then, as scripts/burst's rate scenarios), measured
-// beside the floor (copyArgsFloor: the same loop, only the argument copy) in the same run, each
-// sample in a fresh process, variants alternating.
+// beside the floor (copyArgsFloor: the same loop, only the argument copy) and the two plain-JS
+// peers of scripts/burst (the JS queue, the pre-queue baseline SDK) in the same run, each sample in
+// a fresh process, variants alternating.
 //
 //   node benches/steady.mjs [--samples 5] [--seconds 6] [--rates 30,300] [--no-strace]
 //                           [--lib PATH] [--before PATH]
@@ -18,7 +19,8 @@
 //   - system calls per action (one more sample per variant and rate under `strace -f -ff -ttt`,
 //     counted within the measured window): the whole process and the writer thread, by name;
 //   - idle: the writer's wake-ups during 1 s with no event after the run (and its flush);
-//   - JS timers: the setTimeout calls the module made (turn ends, slices, views due).
+//   - JS timers: the setTimeout calls the SDK made (native: turn ends, slices, views due; the JS
+//     queue: its turn ends and slices).
 // Nothing asserts a time; the targets are printed as met / NOT met.
 
 import { spawnSync, execFileSync } from 'node:child_process';
@@ -26,7 +28,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadNative, libraryPath } from '../tests/shared/native.mjs';
+import { libraryPath } from '../tests/shared/native.mjs';
+import { createTarget } from './burst/variants.mjs';
 import { buildAttributes } from './burst/scenarios.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -88,43 +91,31 @@ function reading(wtid) {
   };
 }
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-const moduleTimers = { n: 0 };
+// The driver sleeps with the original setTimeout; every other call of the global (the SDK's timers:
+// native's turn ends, slices and views due, taken at construction; the JS SDKs' at each call) is
+// counted.
+const setTimeoutOf = globalThis.setTimeout;
+const sleep = (ms) => new Promise((r) => setTimeoutOf(r, ms));
+const sdkTimers = { n: 0 };
 
 async function child() {
+  globalThis.setTimeout = function countSdkTimers(fn, ms, ...rest) {
+    sdkTimers.n++;
+    return setTimeoutOf(fn, ms, ...rest);
+  };
   const variant = opt('variant');
   const rate = Number(opt('rate'));
   const seconds = Number(opt('seconds'));
   const lib = opt('lib');
-  const native = loadNative(lib);
   const attrs = buildAttributes();
-  let target;
-  let pipeline = null;
-  let dir = null;
-  if (variant === 'floor') {
-    target = { addAction: native.copyArgsFloor };
-  } else {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rum-steady-'));
-    // The module takes the global setTimeout at construction: counted through this wrapper, its
-    // timers (turn ends, slices, views due) per action; the driver's own sleeps are not counted.
-    const setTimeoutOf = globalThis.setTimeout;
-    globalThis.setTimeout = function countModuleTimers(fn, ms, ...rest) {
-      moduleTimers.n++;
-      return setTimeoutOf(fn, ms, ...rest);
-    };
-    pipeline = new native.RumPipeline({
-      storageDir: dir,
-      applicationId: '6c0d1e2f-3a4b-4c5d-8e6f-7a8b9c0d1e2f',
-      service: 'steady',
-      version: '0.0.0',
-      env: 'bench',
-      trackingConsent: 'granted',
-    });
-    globalThis.setTimeout = setTimeoutOf;
-    pipeline.startView('home', 'Home');
-    target = pipeline;
-  }
+  // The burst harness's targets (benches/burst/variants.mjs): the same options and SDKs as
+  // scripts/burst; "before" is native from another build of the library.
+  const kind = variant === 'before' ? 'native' : variant;
+  const dir = kind === 'floor' ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'rum-steady-'));
+  const target = createTarget(kind, { storageDir: dir, libPath: lib });
+  target.startView('home', 'Home');
+  const sdk = target.sdk;
+  const hasWriter = kind === 'native';
   // Runs `ms` of actions at `rate`: every 10 ms (drift-corrected), the actions due by then.
   let i = 0;
   async function run(ms) {
@@ -134,22 +125,22 @@ async function child() {
       const now = performance.now() - t0;
       if (now >= ms) break;
       const due = Math.floor((now * rate) / 1000) + 1;
-      for (; sent < due; sent++, i++) target.addAction('custom', 'sync message ' + i, attrs);
+      for (; sent < due; sent++, i++) sdk.addAction('custom', 'sync message ' + i, attrs);
       const next = tick * 10 - (performance.now() - t0);
       await sleep(Math.max(0, next));
     }
     return sent;
   }
   await run(1000); // warm-up: JIT, the writer's first batch
-  const wtid = pipeline ? writerTid() : null;
+  const wtid = hasWriter ? writerTid() : null;
   const a = reading(wtid);
-  const timersBefore = moduleTimers.n;
+  const timersBefore = sdkTimers.n;
   const actions = await run(seconds * 1000);
-  const timers = moduleTimers.n - timersBefore;
+  const timers = sdkTimers.n - timersBefore;
   const b = reading(wtid);
   let idle = null;
-  if (pipeline) {
-    if (pipeline.flush() !== true) throw new Error('flush did not finish');
+  if (hasWriter) {
+    if (!target.flush().ok) throw new Error('flush did not finish');
     await sleep(100);
     const i0 = reading(wtid);
     await sleep(1000);
@@ -158,9 +149,9 @@ async function child() {
       wakeups: i1.writerSw && i0.writerSw ? i1.writerSw.voluntary - i0.writerSw.voluntary : null,
       writerCpuUs: i1.writerNs !== null && i0.writerNs !== null ? (i1.writerNs - i0.writerNs) / 1000 : null,
     };
-    pipeline.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
   }
+  target.stop();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
   const diff = (k) => (a[k] === null || b[k] === null ? null : b[k] - a[k]);
   const out = {
     variant,
@@ -174,7 +165,7 @@ async function child() {
     writerUs: diff('writerNs') === null ? null : diff('writerNs') / 1000,
     writerWakeups: a.writerSw && b.writerSw ? b.writerSw.voluntary - a.writerSw.voluntary : null,
     writerPreempted: a.writerSw && b.writerSw ? b.writerSw.nonvoluntary - a.writerSw.nonvoluntary : null,
-    timers: pipeline ? timers : null,
+    timers: kind === 'floor' ? null : timers,
     idle,
   };
   process.stdout.write(JSON.stringify(out) + '\n');
@@ -253,7 +244,7 @@ function main() {
   const rates = opt('rates', '30,300').split(',').map(Number);
   const lib = path.resolve(opt('lib', libraryPath()));
   const before = opt('before', null);
-  const variants = ['floor', 'native', ...(before ? ['before'] : [])];
+  const variants = ['floor', 'native', 'jsqueue', 'baseline', ...(before ? ['before'] : [])];
   const libOf = (v) => (v === 'before' ? path.resolve(before) : lib);
   const strace = !flag('no-strace') && hasStrace();
   console.log(
