@@ -49,41 +49,19 @@ pub fn read_error_details(
         return Err(r.type_err(at, "must be an object { type?, category?, handling?, isCrash?, date? }"));
     }
     let field = |name: &'static str| r.field(v, name, at);
-    let error_type = {
-        let t = field("type")?;
-        if r.is_nullish(t) {
-            None
-        } else {
-            Some(r.bounded_string(t, Sub::key(&at, "type"), max_bytes)?)
-        }
-    };
-    let category = {
-        let c = field("category")?;
-        if r.is_nullish(c) {
-            None
-        } else {
-            Some(r.enumerated(c, Sub::key(&at, "category"), ErrorCategory::parse, ErrorCategory::ALL)?)
-        }
-    };
-    let handling = {
-        let h = field("handling")?;
-        if r.is_nullish(h) {
-            None
-        } else {
-            Some(r.enumerated(h, Sub::key(&at, "handling"), ErrorHandling::parse, ErrorHandling::ALL)?)
-        }
-    };
-    let is_crash = {
-        let c = field("isCrash")?;
-        if r.is_nullish(c) {
-            false
-        } else {
-            r.boolean(c, Sub::key(&at, "isCrash"))?
-        }
-    };
-    if crash && !is_crash && !r.is_nullish(field("isCrash")?) {
+    let error_type = r.optional(field("type")?, |t| r.bounded_string(t, Sub::key(&at, "type"), max_bytes))?;
+    let category = r.optional(field("category")?, |c| {
+        r.enumerated(c, Sub::key(&at, "category"), ErrorCategory::parse, ErrorCategory::ALL)
+    })?;
+    let handling = r.optional(field("handling")?, |h| {
+        r.enumerated(h, Sub::key(&at, "handling"), ErrorHandling::parse, ErrorHandling::ALL)
+    })?;
+    let is_crash = r.optional(field("isCrash")?, |c| r.boolean(c, Sub::key(&at, "isCrash")))?;
+    if crash && is_crash == Some(false) {
         return Err(r.range_err(Sub::key(&at, "isCrash"), "must be true or absent: markCrash records a crash"));
     }
     let date_ms = r.opt_integer(field("date")?, Sub::key(&at, "date"), 0.0, MAX_DATE_MS)?.map(|d| d as i64);
-    Ok(Some(Box::new(ErrorDetails { error_type, category, handling, is_crash: is_crash && !crash, date_ms })))
+    // A markCrash is this process's crash: `is_crash` here marks only an earlier process's.
+    let is_crash = !crash && is_crash == Some(true);
+    Ok(Some(Box::new(ErrorDetails { error_type, category, handling, is_crash, date_ms })))
 }

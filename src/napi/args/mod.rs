@@ -179,6 +179,14 @@ impl<'e> Args<'e> {
         matches!(self.kind(v), ValueType::Undefined | ValueType::Null)
     }
 
+    /// An optional argument: `undefined` and `null` are None, anything else is `read`.
+    pub fn optional<'v, T>(&self, v: Value<'v>, read: impl FnOnce(Value<'v>) -> ArgResult<T>) -> ArgResult<Option<T>> {
+        if self.is_nullish(v) {
+            return Ok(None);
+        }
+        read(v).map(Some)
+    }
+
     pub fn is_function(&self, v: Value<'_>) -> bool {
         self.kind(v) == ValueType::Function
     }

@@ -122,10 +122,7 @@ impl Args<'_> {
     }
 
     pub fn opt_integer(&self, v: Value<'_>, arg: impl Display + Copy, min: f64, max: f64) -> ArgResult<Option<u64>> {
-        if self.is_nullish(v) {
-            return Ok(None);
-        }
-        self.integer(v, arg, min, max).map(Some)
+        self.optional(v, |v| self.integer(v, arg, min, max))
     }
 
     pub fn boolean(&self, v: Value<'_>, arg: impl Display + Copy) -> ArgResult<bool> {
