@@ -4,12 +4,22 @@
 mod dispatch_support;
 
 use dispatch_support::*;
+use rum_native::core::config::LIGHT_TURN_SHARE;
 use rum_native::core::document::Document;
 use rum_native::core::seam::{Clock, Timer};
 
+/// What the calls since the last awaited turn end may spend before the next end is awaited, for a
+/// budget of `budget_ms`, ns.
+fn light_share_ns(budget_ms: u64) -> u64 {
+    budget_ms * 1_000_000 / LIGHT_TURN_SHARE
+}
+
 #[test]
 fn calls_within_the_budget_are_processed_on_the_callers_turn() {
-    let mut h = harness(4, 100, 100_000);
+    // 11 documents fit in the 4 ms budget and pass the light-turn share.
+    let cost = 4_000_000 / 11;
+    assert!(11 * cost > light_share_ns(4));
+    let mut h = harness(4, 100, cost);
     h.d.call(start_view("home"), no_attrs());
     call_actions(&mut h.d, "a", 0..5);
     // Written at once, each action followed by its view document.
@@ -274,8 +284,8 @@ fn a_batch_charges_its_argument_copy_once() {
 
 #[test]
 fn the_sink_is_told_when_a_processing_turn_begins_and_ends() {
-    // 300 µs a document: the first call's processing already passes the light-turn share.
-    let mut h = harness(4, 100, 300_000);
+    // The first call's processing passes the light-turn share, the rest are cheap: one turn.
+    let mut h = harness_costs(4, 100, vec![light_share_ns(4), 1_000]);
     h.d.call(start_view("home"), no_attrs()); // processed (one view document), then charged
     call_actions(&mut h.d, "a", 0..3);
     // One `busy` per turn, after its first processing, none for later calls.
@@ -305,7 +315,7 @@ fn a_slice_on_a_turn_of_its_own_is_busy_while_it_runs() {
 
 #[test]
 fn a_light_turn_awaits_no_end_and_writes_its_view_as_at_a_turn_end() {
-    // 10 µs a document: far below a sixteenth of the 4 ms budget (250 µs).
+    // 10 µs a document: far below the light-turn share of the 4 ms budget.
     let mut h = harness(4, 100, 10_000);
     h.d.call(start_view("home"), no_attrs());
     h.d.call(action("a1"), no_attrs());
@@ -319,13 +329,17 @@ fn a_light_turn_awaits_no_end_and_writes_its_view_as_at_a_turn_end() {
 #[test]
 fn light_turns_add_up_until_a_turn_end_is_awaited_and_resets_them() {
     let mut h = harness(4, 100, 10_000);
-    // The view: 10 µs. Each action and its view document: 20 µs. Twelve actions pass 250 µs.
+    // The view: 10 µs. Each action and its view document: 20 µs.
     h.d.call(start_view("home"), no_attrs());
-    for i in 0..11 {
+    let mut spent = 10_000;
+    let mut i = 0;
+    while spent + 20_000 < light_share_ns(4) {
         h.d.call(action(&format!("a{i}")), no_attrs());
-        assert!(h.d.scheduler().pending().is_empty(), "still light after {} µs", 10 + 20 * (i + 1));
+        spent += 20_000;
+        i += 1;
+        assert!(h.d.scheduler().pending().is_empty(), "still light after {} µs", spent / 1_000);
     }
-    h.d.call(action("a11"), no_attrs()); // 250 µs
+    h.d.call(action("last"), no_attrs()); // reaches the share
     assert_eq!(h.d.scheduler().pending(), vec![Timer::TurnEnd], "awaited once past the share");
     assert_eq!(*h.sink.busy_marks.lock().expect("marks"), vec![(true, h.sink.records().len())]);
     assert_eq!(h.d.scheduler().pop(), Some(Timer::TurnEnd));
@@ -333,6 +347,37 @@ fn light_turns_add_up_until_a_turn_end_is_awaited_and_resets_them() {
     // Reset: the next call is light again.
     h.d.call(action("b"), no_attrs());
     assert_eq!(h.d.scheduler().pending(), vec![]);
+}
+
+#[test]
+fn a_views_due_timer_ends_what_light_turns_spent_as_a_turn_end_does() {
+    // A 1 s view interval: light turns leave the view owed, and its timer is the one pending.
+    let mut h = harness_with(&throttled(4, 100), vec![10_000], 42);
+    h.d.call(start_view("home"), no_attrs());
+    h.d.call(action("a0"), no_attrs());
+    assert_eq!(h.d.scheduler().pending(), vec![Timer::ViewsDue]);
+    // Light turns (10 µs a call: the view waits for its timer) add up to just under the share ...
+    let mut spent = 20_000;
+    let mut i = 1;
+    while spent + 40_000 < light_share_ns(4) {
+        h.d.call(action(&format!("a{i}")), no_attrs());
+        spent += 10_000;
+        i += 1;
+    }
+    assert_eq!(h.d.scheduler().pending(), vec![Timer::ViewsDue], "still light");
+    // ... the view's timer fires on a later turn: what they spent is behind it.
+    h.clock.advance(1_000_000_000);
+    assert_eq!(h.d.scheduler().pop(), Some(Timer::ViewsDue));
+    h.d.on_timer(Timer::ViewsDue);
+    // 50 µs more would pass the share without that.
+    for k in 0..5 {
+        h.d.call(action(&format!("b{k}")), no_attrs());
+    }
+    assert!(
+        !h.d.scheduler().pending().contains(&Timer::TurnEnd),
+        "the spent time started again at the view's timer: {:?}",
+        h.d.scheduler().pending()
+    );
 }
 
 #[test]

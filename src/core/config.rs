@@ -46,6 +46,16 @@ pub const WRITER_HOLD_MAX_MS: u64 = 16;
 /// writer already lags the JS thread; memory then grows no faster than without the hold.
 pub const WRITER_HOLD_MAX_BYTES: u64 = 8 * 1024 * 1024;
 
+/// While documents keep coming outside busy turns (a steady stream of light turns: a few events
+/// per tick), the writer writes them at most this often instead of once per event: after a write
+/// that follows another within this time, it sleeps this long without being woken by each
+/// document, then writes everything that came in one `write`. A wake-up of the writer thread
+/// costs more than serializing a document (`docs/benchmarks.md`, steady state), so a stream of
+/// 300 actions per second costs 10 wake-ups instead of a few hundred. A lone event (none in the
+/// previous interval) is still written at once. The price: a process killed without a flush
+/// (crashes, `flush()` and `stop()` write at once) loses up to this much of the latest stream.
+pub const WRITER_LINGER_MS: u64 = 100;
+
 /// Time the SDK may spend on the caller's turn before it queues.
 ///
 /// Trade-off (as tokio's coop budget documents its own): a larger budget keeps more calls on the
@@ -60,7 +70,7 @@ pub const TURN_BUDGET_MS: u32 = 4;
 /// thread an event-loop iteration per turn, many times a lone event's own processing
 /// (docs/benchmarks.md, steady state); up to this much of a turn's budget may have been spent on
 /// earlier turns, so a burst is queued that much sooner, never later.
-pub const LIGHT_TURN_SHARE: u64 = 16;
+pub const LIGHT_TURN_SHARE: u64 = 2;
 
 /// An active view's document is written at most once per this interval (and once per turn); a
 /// stopped view, and every forced point (drains, `keepAlive`, `flush`, `stop`, `markCrash`, user and

@@ -250,6 +250,11 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
             }
             Timer::ViewsDue => {
                 self.views_timer = None;
+                if !self.turn.end_scheduled {
+                    // Fired on a turn after every call so far: what light turns spent is behind
+                    // it, as at an awaited turn end.
+                    self.turn = Turn::default();
+                }
                 self.emit_views(Moment::TurnEnd, Mode { deferred: true, ..Mode::INLINE });
             }
             Timer::Slice => {

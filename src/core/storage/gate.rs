@@ -5,7 +5,9 @@
 //! active batch's window, or the end of a hold), and the JS thread rings it only when the writer
 //! has something to do that it cannot know of otherwise:
 //!
-//! - outside a busy turn, each document sent rings (a lone event: one wake-up, one `write`);
+//! - outside a busy turn, a document rings an idle writer (a lone event: one wake-up, one
+//!   `write`); a writer that wrote twice within [`WRITER_LINGER_MS`] lingers (a stream: documents
+//!   wait for the linger's end without a ring, one wake-up and one `write` per linger);
 //! - in a turn whose end the dispatcher will report ([`TurnGate::promise_end`]), documents wait in
 //!   the channel without a ring, and the turn's end rings once: every document of the turn goes
 //!   out in one wake-up and one `write` (one per [`WRITE_CHUNK`](super::WRITE_CHUNK) past 64 KiB);
@@ -22,6 +24,8 @@ use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::core::config::WRITER_HOLD_MAX_BYTES;
+#[cfg(doc)]
+use crate::core::config::WRITER_LINGER_MS;
 
 /// In a promised turn the JS thread reads the clock to check the hold's age only at every this
 /// many documents, not at each one: a burst sends hundreds of documents per millisecond, and a
@@ -86,7 +90,7 @@ impl TurnGate {
         } else {
             self.state.store(OPEN, Ordering::Relaxed);
             if waiting() {
-                self.bell.ring_urgent();
+                self.bell.ring_turn_end();
             }
         }
     }
@@ -104,9 +108,11 @@ impl TurnGate {
     /// A document was just sent; `backlog` is what waits for the writer now (bytes).
     pub fn sent(&self, backlog: u64) {
         match self.state.load(Ordering::Relaxed) {
-            OPEN => self.bell.ring_urgent(),
             _ if backlog >= WRITER_HOLD_MAX_BYTES => self.bell.ring_urgent(),
-            BUSY => self.bell.ring_idle(),
+            // Outside a busy turn (and in one whose end is not promised) only an idle writer is
+            // woken: one awake takes the document before it sleeps, one lingering after a write
+            // takes it at the linger's end.
+            OPEN | BUSY => self.bell.ring_idle(),
             _ => {
                 let held = self.held.fetch_add(1, Ordering::Relaxed) + 1;
                 if held.is_multiple_of(HOLD_CHECK_EVERY) {
@@ -130,15 +136,19 @@ impl TurnGate {
 const AWAKE: u8 = 0;
 const IDLE: u8 = 1;
 const HOLDING: u8 = 2;
+const LINGERING: u8 = 3;
 
 /// How the writer waits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Park {
     /// Nothing to do: until a ring or the active batch's window.
     Idle,
-    /// Documents wait for a busy turn's end: until an urgent ring or the hold's deadline (a
-    /// document sent meanwhile does not wake it).
+    /// Documents wait for a busy turn's end: until an urgent ring, the turn's end or the hold's
+    /// deadline (a document sent meanwhile does not wake it).
     Holding,
+    /// The writer lingers after a write in a stream: until an urgent ring or the linger's end (a
+    /// document sent meanwhile, or a turn's end, does not wake it).
+    Lingering,
 }
 
 /// The writer's only place of waiting: a condition variable with a deadline, and the flags the
@@ -164,6 +174,13 @@ impl Doorbell {
     pub fn ring_urgent(&self) {
         self.urgent.store(true, Ordering::SeqCst);
         self.wake_if(|parked| parked != AWAKE);
+    }
+
+    /// A busy turn ended with documents waiting: they must be taken now, unless the writer
+    /// lingers (then at the linger's end, as every other document of the stream).
+    pub fn ring_turn_end(&self) {
+        self.urgent.store(true, Ordering::SeqCst);
+        self.wake_if(|parked| parked == IDLE || parked == HOLDING);
     }
 
     /// Wakes the writer only from its idle wait (it then holds what waits, with a deadline).
@@ -195,7 +212,12 @@ impl Doorbell {
     /// it is marked parked, so a send just before is not missed. True when the timeout passed.
     pub fn park(&self, how: Park, timeout: Option<Duration>, has_work: impl FnOnce() -> bool) -> bool {
         let mut bell = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
-        self.parked.store(if how == Park::Idle { IDLE } else { HOLDING }, Ordering::SeqCst);
+        let parked = match how {
+            Park::Idle => IDLE,
+            Park::Holding => HOLDING,
+            Park::Lingering => LINGERING,
+        };
+        self.parked.store(parked, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         if self.urgent.load(Ordering::SeqCst) || (how == Park::Idle && has_work()) {
             self.parked.store(AWAKE, Ordering::SeqCst);

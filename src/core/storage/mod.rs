@@ -68,7 +68,7 @@ pub use writer::FlushOutcome;
 
 use crate::core::config::{
     BatchEncoding, Config, TrackingConsent, GZIP_BACKLOG_FACTOR, WRITER_BACKLOG_MAX_BYTES, WRITER_BACKLOG_MIN_BYTES,
-    WRITER_BACKLOG_QUOTAS, WRITER_HOLD_MAX_MS,
+    WRITER_BACKLOG_QUOTAS, WRITER_HOLD_MAX_MS, WRITER_LINGER_MS,
 };
 use crate::core::document::Document;
 use crate::core::seam::{DocumentSink, SharedClock, SinkError, SystemClock};
@@ -80,7 +80,7 @@ use gate::TurnGate;
 use lease::DirLease;
 use limits::Limits;
 use store::Store;
-use writer::{Hold, Msg};
+use writer::{Hold, Linger, Msg};
 
 /// The seams of the storage: its clock and its file system. `Default` is the real ones.
 #[derive(Clone)]
@@ -94,6 +94,9 @@ pub struct StorageOptions {
     /// The longest documents wait in the writer's channel while the JS thread's turn is busy
     /// ([`WRITER_HOLD_MAX_MS`]; tests change it).
     pub writer_hold: Duration,
+    /// How long the writer lingers after a write in a stream of documents sent outside busy
+    /// turns ([`WRITER_LINGER_MS`]; zero: every document is written when it comes).
+    pub writer_linger: Duration,
     /// How long `open` waits for the directory while another storage of this process holds it (a
     /// dropped pipeline's writer finishing in the background) before
     /// [`StorageError::AlreadyOpen`]; zero by default.
@@ -107,6 +110,7 @@ impl Default for StorageOptions {
             fs: Arc::new(RealFs::new()),
             backlog_max: None,
             writer_hold: Duration::from_millis(WRITER_HOLD_MAX_MS),
+            writer_linger: Duration::from_millis(WRITER_LINGER_MS),
             lease_wait: Duration::ZERO,
         }
     }
@@ -157,7 +161,9 @@ impl Storage {
         let tick = Duration::from_millis(config.batch_window_ms.clamp(1, 60_000));
         let gate = Arc::new(TurnGate::new(options.writer_hold));
         let hold = Hold::new(gate.clone());
-        let handle = writer::spawn(access.clone(), rx, tick, backlog.clone(), hold).map_err(StorageError::Spawn)?;
+        let linger = Linger::new(options.writer_linger);
+        let handle =
+            writer::spawn(access.clone(), rx, tick, backlog.clone(), hold, linger).map_err(StorageError::Spawn)?;
         Ok(Storage {
             access,
             tx,
@@ -445,6 +451,11 @@ mod tests {
     /// A storage on the real file system counting its appends; a 50 ms batch window, so an idle
     /// writer with an active batch would wake up often.
     fn counted(dir: &Path) -> (Storage, Arc<AtomicU64>) {
+        counted_with(dir, StorageOptions::default().writer_linger)
+    }
+
+    /// [`counted`] with the writer's linger set.
+    fn counted_with(dir: &Path, writer_linger: Duration) -> (Storage, Arc<AtomicU64>) {
         let appends = Arc::new(AtomicU64::new(0));
         let fs = Arc::new(CountingFs { real: RealFs::new(), appends: appends.clone() });
         let config = Config {
@@ -454,7 +465,8 @@ mod tests {
             tracking_consent: TrackingConsent::Granted,
             ..Config::default()
         };
-        let storage = Storage::open(&config, StorageOptions { fs, ..StorageOptions::default() }).unwrap();
+        let storage =
+            Storage::open(&config, StorageOptions { fs, writer_linger, ..StorageOptions::default() }).unwrap();
         assert_eq!(storage.flush(Duration::from_secs(10)), FlushOutcome::Done);
         (storage, appends)
     }
@@ -530,5 +542,69 @@ mod tests {
         storage.sink().write(action(0)).unwrap();
         wait_for("the document", || c.events_on_disk.get() == 1);
         assert_eq!(appends.load(Ordering::SeqCst), writes + 1);
+    }
+
+    /// Sends `n` documents outside any turn, one every `every`.
+    fn stream(storage: &Storage, from: u64, n: u64, every: Duration) {
+        let sink = storage.sink();
+        for seq in from..from + n {
+            sink.write(action(seq)).unwrap();
+            std::thread::sleep(every);
+        }
+    }
+
+    #[test]
+    fn a_stream_of_lone_documents_is_written_once_per_linger_not_once_per_document() {
+        let dir = tempfile::tempdir().unwrap();
+        let (storage, appends) = counted_with(dir.path(), Duration::from_millis(200));
+        let c = storage.counters();
+        let (writes, wakes) = (appends.load(Ordering::SeqCst), sleeps(&storage));
+        // 40 documents over about 200 ms (a sleep may last longer on a loaded machine: the
+        // bounds below count lingers by the time the stream took).
+        let started = Instant::now();
+        stream(&storage, 0, 40, Duration::from_millis(5));
+        let lingers = u64::try_from(started.elapsed().as_millis() / 200).unwrap_or(u64::MAX);
+        // Without a flush: the last linger's end writes what came.
+        wait_for("the stream on disk", || c.events_on_disk.get() == 40);
+        // The first two documents are written as they come (the second starts the linger), then
+        // one write per linger.
+        let (w, k) = (appends.load(Ordering::SeqCst) - writes, sleeps(&storage) - wakes);
+        assert!(w <= 3 + lingers, "{w} writes for 40 documents in {lingers} lingers");
+        assert!(k <= 4 + lingers, "{k} wake-ups for 40 documents in {lingers} lingers");
+    }
+
+    #[test]
+    fn a_lone_document_is_written_at_once_even_with_a_long_linger() {
+        let dir = tempfile::tempdir().unwrap();
+        let (storage, _) = counted_with(dir.path(), Duration::from_secs(600));
+        let c = storage.counters();
+        std::thread::sleep(Duration::from_millis(50));
+        storage.sink().write(action(0)).unwrap();
+        // wait_for gives up after 10 s, far below the linger.
+        wait_for("the lone document", || c.events_on_disk.get() == 1);
+    }
+
+    #[test]
+    fn a_flush_ends_a_linger_and_a_turn_end_does_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let (storage, _) = counted_with(dir.path(), Duration::from_secs(600));
+        let c = storage.counters();
+        let sink = storage.sink();
+        // Two documents close together: the writer lingers after the second.
+        stream(&storage, 0, 2, Duration::ZERO);
+        wait_for("the first two", || c.events_on_disk.get() == 2);
+        stream(&storage, 2, 3, Duration::ZERO);
+        // A busy turn that ends: its end does not wake a lingering writer.
+        sink.turn_will_end();
+        sink.write(action(5)).unwrap();
+        sink.turn_busy(true);
+        sink.turn_busy(false);
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(c.events_on_disk.get(), 2, "the stream waits for the linger's end");
+        // A flush does, and returns long before it.
+        let started = Instant::now();
+        assert_eq!(storage.flush(Duration::from_secs(10)), FlushOutcome::Done);
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(c.events_on_disk.get(), 6);
     }
 }

@@ -6,8 +6,10 @@
 //! it sleeps on the [`Doorbell`](super::gate::Doorbell) until the JS thread rings it (see
 //! `gate.rs` for when) or a deadline passes: the active batch's window when idle, the hold's end
 //! ([`Hold`], at most [`WRITER_HOLD_MAX_MS`] and [`WRITER_HOLD_MAX_BYTES`]) while the JS thread is
-//! in a busy turn, so a burst does not share its core with the writer. An idle writer with no
-//! active batch has no deadline at all.
+//! in a busy turn, so a burst does not share its core with the writer, and the linger's end
+//! ([`Linger`], [`WRITER_LINGER_MS`]) while a stream of lone events keeps coming, so a stream
+//! costs one wake-up per linger, not one per event. An idle writer with no active batch has no
+//! deadline at all.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -22,9 +24,9 @@ use super::gate::{Park, TurnGate};
 use super::io_context::warn;
 use super::json;
 use super::store::Store;
-#[cfg(doc)]
-use crate::core::config::WRITER_HOLD_MAX_MS;
 use crate::core::config::{TrackingConsent, WRITER_HOLD_MAX_BYTES};
+#[cfg(doc)]
+use crate::core::config::{WRITER_HOLD_MAX_MS, WRITER_LINGER_MS};
 use crate::core::document::Document;
 use crate::log;
 
@@ -87,15 +89,51 @@ impl Hold {
     }
 }
 
+/// The writer's linger ([`WRITER_LINGER_MS`]): after a write that follows another within the
+/// linger, documents sent outside busy turns wait for its end without waking the writer, and go
+/// out together. A linger that finds nothing ends the stream: the next document rings again.
+pub(crate) struct Linger {
+    max: Duration,
+    last_drain: Option<Instant>,
+    until: Option<Instant>,
+}
+
+impl Linger {
+    pub fn new(max: Duration) -> Self {
+        Self { max, last_drain: None, until: None }
+    }
+
+    /// The writer just wrote what waited, at `now`: a write in a stream (one that lingered, or
+    /// one soon after the previous write) lingers until `now` plus the linger.
+    fn drained(&mut self, now: Instant) {
+        let streaming =
+            self.until.is_some() || self.last_drain.is_some_and(|last| now.duration_since(last) <= self.max);
+        self.until = if streaming && !self.max.is_zero() { now.checked_add(self.max) } else { None };
+        self.last_drain = Some(now);
+    }
+
+    /// How much longer documents wait; None once the linger is over (or there is none).
+    fn left(&self, now: Instant) -> Option<Duration> {
+        self.until.and_then(|until| until.checked_duration_since(now)).filter(|left| !left.is_zero())
+    }
+
+    /// The linger passed with nothing to write: the stream ended.
+    fn end(&mut self) {
+        self.until = None;
+    }
+}
+
 pub(crate) fn spawn(
     access: Arc<StoreAccess>,
     rx: Receiver<Msg>,
     tick: Duration,
     backlog: Arc<Backlog>,
     hold: Hold,
+    linger: Linger,
 ) -> std::io::Result<JoinHandle<()>> {
     thread::Builder::new().name("rum-writer".into()).spawn(move || {
-        Writer { access, backlog, hold, consent: TrackingConsent::Pending, scratch: Vec::new(), tick, now: 0 }.run(rx);
+        Writer { access, backlog, hold, linger, consent: TrackingConsent::Pending, scratch: Vec::new(), tick, now: 0 }
+            .run(rx);
     })
 }
 
@@ -103,6 +141,7 @@ struct Writer {
     access: Arc<StoreAccess>,
     backlog: Arc<Backlog>,
     hold: Hold,
+    linger: Linger,
     /// Set by the first message, which `open` sends with the configured consent.
     consent: TrackingConsent,
     /// Reused serialization buffer.
@@ -126,15 +165,22 @@ impl Writer {
             let urgent = gate.bell.take_urgent();
             if !rx.is_empty() {
                 if !urgent {
+                    // A busy turn: its end (or a flush, or the byte bound) rings; a document sent
+                    // meanwhile does not wake the writer. Lingering in a stream: the same, until
+                    // the linger's end.
                     if let Some(left) = self.hold.holds(&self.backlog) {
-                        // A busy turn: its end (or a flush, or the byte bound) rings; a document
-                        // sent meanwhile does not wake the writer.
                         gate.bell.park(Park::Holding, Some(left), || false);
+                        continue;
+                    }
+                    if let Some(left) = self.linger.left(Instant::now()) {
+                        gate.bell.park(Park::Lingering, Some(left), || false);
                         continue;
                     }
                 }
                 self.hold.since = None;
-                if self.drain(&rx) {
+                let stop = self.drain(&rx);
+                self.linger.drained(Instant::now());
+                if stop {
                     return;
                 }
                 continue; // more may have come while these were handled
@@ -143,6 +189,12 @@ impl Writer {
                 self.flush(false);
                 return;
             }
+            if let Some(left) = self.linger.left(Instant::now()) {
+                gate.bell.park(Park::Lingering, Some(left), || false);
+                continue;
+            }
+            // The linger found nothing: the stream ended, the next document rings.
+            self.linger.end();
             // Idle: asleep until a ring, or the active batch's window (no batch: no deadline).
             let wait = self.idle_wait();
             if gate.bell.park(Park::Idle, wait, || !rx.is_empty() || rx.is_disconnected()) {
