@@ -79,6 +79,7 @@ fn readme_rows() -> Vec<(&'static str, String, &'static str)> {
         ("claim timeout", human_ms(CLAIM_TIMEOUT_MS), "—"),
         ("flush timeout", human_ms(FLUSH_TIMEOUT_MS.into()), "`flushTimeoutMs`"),
         ("writer hold", format!("{}, {}", human_ms(WRITER_HOLD_MAX_MS), human_bytes(WRITER_HOLD_MAX_BYTES)), "—"),
+        ("writer linger", human_ms(WRITER_LINGER_MS), "—"),
         ("upload wait", human_ms(UPLOAD_LOCK_WAIT_MS), "—"),
         (
             "session",
@@ -262,6 +263,7 @@ fn the_defaults_docs_design_md_names_are_config_rs_values() {
         format!("`flushTimeoutMs` (default {})", human_ms(FLUSH_TIMEOUT_MS.into())),
         format!("`CLAIM_TIMEOUT_MS` ({})", human_ms(CLAIM_TIMEOUT_MS)),
         format!("`UPLOAD_LOCK_WAIT_MS` ({})", human_ms(UPLOAD_LOCK_WAIT_MS)),
+        format!("`WRITER_LINGER_MS` ({})", human_ms(WRITER_LINGER_MS)),
         format!("`SESSION_INACTIVITY_MS` ({})", human_ms(SESSION_INACTIVITY_MS as u64)),
         format!("`SESSION_MAX_DURATION_MS` ({})", human_ms(SESSION_MAX_DURATION_MS as u64)),
         format!("{} of `eventMaxBytes` (`GLOBAL_ATTRIBUTES_SHARE`)", share(GLOBAL_ATTRIBUTES_SHARE)),

@@ -50,11 +50,14 @@ pub const WRITER_HOLD_MAX_BYTES: u64 = 8 * 1024 * 1024;
 /// per tick), the writer writes them at most this often instead of once per event: after a write
 /// that follows another within this time, it sleeps this long without being woken by each
 /// document, then writes everything that came in one `write`. A wake-up of the writer thread
-/// costs more than serializing a document (`docs/benchmarks.md`, steady state), so a stream of
-/// 300 actions per second costs 10 wake-ups instead of a few hundred. A lone event (none in the
-/// previous interval) is still written at once. The price: a process killed without a flush
-/// (crashes, `flush()` and `stop()` write at once) loses up to this much of the latest stream.
-pub const WRITER_LINGER_MS: u64 = 100;
+/// costs many documents' serialization (`docs/benchmarks.md`, steady state: about 200 µs of the
+/// writer's CPU each on the development VM), so a stream of 300 actions per second costs 4
+/// wake-ups a second instead of a few hundred. A lone event (none in the previous linger) is
+/// still written at once. The price: a process killed without a flush (crashes, `flush()`,
+/// `stop()` and the facade's flush when the app goes to the background write at once) loses up to
+/// this much of the latest stream. A quarter of a second: 100 ms cost the VM a third more writer CPU
+/// at 300 actions/s, 1 s a third less, for four times the exposure.
+pub const WRITER_LINGER_MS: u64 = 250;
 
 /// Time the SDK may spend on the caller's turn before it queues.
 ///
@@ -65,11 +68,15 @@ pub const WRITER_LINGER_MS: u64 = 100;
 pub const TURN_BUDGET_MS: u32 = 4;
 
 /// A turn's end is awaited (a [`Timer::TurnEnd`](crate::core::seam::Timer::TurnEnd), one
-/// `setTimeout` on the JS thread) only once the calls since the last awaited end have spent this
-/// share of the turn budget (a sixteenth: 250 µs of the default 4 ms). The timer costs the UI
-/// thread an event-loop iteration per turn, many times a lone event's own processing
-/// (docs/benchmarks.md, steady state); up to this much of a turn's budget may have been spent on
-/// earlier turns, so a burst is queued that much sooner, never later.
+/// `setTimeout` on the JS thread) only once the calls since the dispatcher's last timer fired
+/// (a turn end, or the [`Timer::ViewsDue`](crate::core::seam::Timer::ViewsDue) a light turn's
+/// view gets anyway, at most once per view interval) have spent this share of the turn budget
+/// (half: 2 ms of the default 4 ms). A timer costs the UI thread an event-loop iteration, many
+/// times a lone event's own processing (docs/benchmarks.md, steady state), so the fewer the
+/// better: at a steady 300 actions per second the view's timer alone ends the count on a phone.
+/// The price is on bursts: up to this much of a turn's budget may have been spent on earlier
+/// turns, so a burst's first turn may queue after half its budget, never later than after all
+/// of it; its later slices have their whole budget.
 pub const LIGHT_TURN_SHARE: u64 = 2;
 
 /// An active view's document is written at most once per this interval (and once per turn); a

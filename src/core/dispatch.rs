@@ -7,7 +7,8 @@
 //!   [`LIGHT_TURN_SHARE`] of the budget, the turn's end is awaited: [`Timer::TurnEnd`] is
 //!   scheduled, and its firing resets the spent time. A lighter turn (a lone event) schedules no
 //!   turn end: a view it leaves owed gets its [`Timer::ViewsDue`] (at most one per interval), and
-//!   what it spent counts toward the next turns.
+//!   what it spent counts toward the next turns until that timer (or a turn end) fires: any timer
+//!   of this dispatcher fires on a turn after every call before it.
 //! - **Queued path.** Otherwise the call is queued, and a [`Timer::Slice`] is scheduled. At the
 //!   queue's capacity a slice runs synchronously before the event is queued: memory stays
 //!   bounded and nothing is dropped. A later call never overtakes an earlier one.
