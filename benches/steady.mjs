@@ -20,7 +20,10 @@
 //     counted within the measured window): the whole process and the writer thread, by name;
 //   - idle: the writer's wake-ups during 1 s with no event after the run (and its flush);
 //   - JS timers: the setTimeout calls the SDK made (native: turn ends, slices, views due; the JS
-//     queue: its turn ends and slices).
+//     queue: its turn ends and slices);
+//   - the calls alone, in one process: ticks of native addAction and of the floor alternate, the
+//     wall time inside the calls per action (the UI thread runs throughout a call), so the
+//     process-to-process spread of the per-thread CPU figures does not enter this one.
 // Nothing asserts a time; the targets are printed as met / NOT met.
 
 import { spawnSync, execFileSync } from 'node:child_process';
@@ -171,6 +174,41 @@ async function child() {
   process.stdout.write(JSON.stringify(out) + '\n');
 }
 
+/** The calls alone: native and floor ticks alternating in this process; µs per action of each. */
+async function abChild() {
+  const rate = Number(opt('rate'));
+  const seconds = Number(opt('seconds'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rum-steady-ab-'));
+  const native = createTarget('native', { storageDir: dir, libPath: opt('lib') });
+  const floor = createTarget('floor', { libPath: opt('lib') });
+  const attrs = buildAttributes();
+  native.startView('home', 'Home');
+  const spent = { native: [], floor: [] };
+  let i = 0;
+  async function run(ms, record) {
+    const t0 = performance.now();
+    let sent = 0;
+    for (let tick = 1; ; tick++) {
+      const now = performance.now() - t0;
+      if (now >= ms) break;
+      const target = tick % 2 ? native : floor;
+      const due = Math.floor((now * rate) / 1000) + 1;
+      const n = due - sent;
+      const a = performance.now();
+      for (; sent < due; sent++, i++) target.sdk.addAction('custom', 'sync message ' + i, attrs);
+      if (record && n > 0) spent[target.variant].push([performance.now() - a, n]);
+      await sleep(Math.max(0, tick * 10 - (performance.now() - t0)));
+    }
+  }
+  await run(1000, false);
+  await run(seconds * 1000, true);
+  if (!native.flush().ok) throw new Error('flush did not finish');
+  native.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+  const perAction = (xs) => (xs.reduce((a, [ms]) => a + ms, 0) * 1000) / xs.reduce((a, [, n]) => a + n, 0);
+  process.stdout.write(JSON.stringify({ native: perAction(spent.native), floor: perAction(spent.floor) }) + '\n');
+}
+
 // ---------------------------------------------------------------------------------------------
 // Orchestration.
 
@@ -262,6 +300,11 @@ function main() {
       }
     }
   }
+  // The calls alone: one process per sample and rate, native and floor alternating inside it.
+  const ab = {};
+  for (let r = 0; r < samples; r++) {
+    for (const rate of rates) (ab[rate] ??= []).push(runChild('ab', rate, seconds, lib, false));
+  }
   const traced = {};
   if (strace) {
     for (const rate of rates) for (const v of variants) traced[`${v}@${rate}`] = runChild(v, rate, seconds, libOf(v), true);
@@ -313,6 +356,16 @@ function main() {
           `${fmt(w.median).padStart(6)} [${fmt(w.p95).padStart(6)}]  ${fmt(k.median, 3).padStart(6)} [${fmt(k.p95, 3).padStart(6)}]  ${fmt(pre.median, 3).padStart(9)}  ${fmt(idle.median, 0).padStart(6)}  ${fmt(tm.median, 3).padStart(15)}`,
       );
     }
+    const abs = ab[rate];
+    const abNative = stats(abs.map((o) => o.native));
+    const abFloor = stats(abs.map((o) => o.floor));
+    const abBeyond = stats(abs.map((o) => o.native - o.floor));
+    table.push({ rate, variant: 'calls alone', native: abNative, floor: abFloor, beyond_floor: abBeyond });
+    console.log(
+      `the calls alone (one process, native and floor ticks alternating; wall time inside the calls, µs per action): ` +
+        `native ${fmt(abNative.median)} [${fmt(abNative.p95)}], floor ${fmt(abFloor.median)} [${fmt(abFloor.p95)}], ` +
+        `beyond the floor ${fmt(abBeyond.median)} [${fmt(abBeyond.p95)}]`,
+    );
     if (strace) {
       console.log(`system calls per action (one sample per variant under strace -f, within the measured window):`);
       for (const v of variants) {
@@ -354,7 +407,7 @@ function main() {
 }
 
 if (flag('child')) {
-  await child();
+  await (opt('variant') === 'ab' ? abChild() : child());
 } else {
   main();
 }
