@@ -326,19 +326,26 @@ fn a_light_turn_awaits_no_end_and_writes_its_view_as_at_a_turn_end() {
     assert_eq!(h.counters.calls_inline.get(), 2);
 }
 
+/// Actions costing `per_call` ns each, from `spent` ns, while the next would stay `margin` ns
+/// under the light-turn share of a 4 ms budget; `after` is asked after each with the time spent.
+fn calls_under_the_share(h: &mut Harness, mut spent: u64, per_call: u64, margin: u64, after: impl Fn(&Harness, u64)) {
+    let mut i = 0;
+    while spent + margin < light_share_ns(4) {
+        h.d.call(action(&format!("light{i}")), no_attrs());
+        spent += per_call;
+        i += 1;
+        after(h, spent);
+    }
+}
+
 #[test]
 fn light_turns_add_up_until_a_turn_end_is_awaited_and_resets_them() {
     let mut h = harness(4, 100, 10_000);
     // The view: 10 µs. Each action and its view document: 20 µs.
     h.d.call(start_view("home"), no_attrs());
-    let mut spent = 10_000;
-    let mut i = 0;
-    while spent + 20_000 < light_share_ns(4) {
-        h.d.call(action(&format!("a{i}")), no_attrs());
-        spent += 20_000;
-        i += 1;
+    calls_under_the_share(&mut h, 10_000, 20_000, 20_000, |h, spent| {
         assert!(h.d.scheduler().pending().is_empty(), "still light after {} µs", spent / 1_000);
-    }
+    });
     h.d.call(action("last"), no_attrs()); // reaches the share
     assert_eq!(h.d.scheduler().pending(), vec![Timer::TurnEnd], "awaited once past the share");
     assert_eq!(*h.sink.busy_marks.lock().expect("marks"), vec![(true, h.sink.records().len())]);
@@ -357,13 +364,7 @@ fn a_views_due_timer_ends_what_light_turns_spent_as_a_turn_end_does() {
     h.d.call(action("a0"), no_attrs());
     assert_eq!(h.d.scheduler().pending(), vec![Timer::ViewsDue]);
     // Light turns (10 µs a call: the view waits for its timer) add up to just under the share ...
-    let mut spent = 20_000;
-    let mut i = 1;
-    while spent + 40_000 < light_share_ns(4) {
-        h.d.call(action(&format!("a{i}")), no_attrs());
-        spent += 10_000;
-        i += 1;
-    }
+    calls_under_the_share(&mut h, 20_000, 10_000, 40_000, |_, _| {});
     assert_eq!(h.d.scheduler().pending(), vec![Timer::ViewsDue], "still light");
     // ... the view's timer fires on a later turn: what they spent is behind it.
     h.clock.advance(1_000_000_000);
