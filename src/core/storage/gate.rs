@@ -2,19 +2,21 @@
 //! of waiting ([`Doorbell`]).
 //!
 //! The writer never polls. It sleeps on the doorbell, with a deadline only when one is due (the
-//! active batch's window, or the end of a hold), and the JS thread rings it only when the writer
-//! has something to do that it cannot know of otherwise:
+//! active batch's window, the end of a hold or of a linger), and the JS thread rings it only when
+//! the writer has something to do that it cannot know of otherwise:
 //!
 //! - outside a busy turn, a document rings an idle writer (a lone event: one wake-up, one
 //!   `write`); a writer that wrote twice within [`WRITER_LINGER_MS`] lingers (a stream: documents
 //!   wait for the linger's end without a ring, one wake-up and one `write` per linger);
 //! - in a turn whose end the dispatcher will report ([`TurnGate::promise_end`]), documents wait in
 //!   the channel without a ring, and the turn's end rings once: every document of the turn goes
-//!   out in one wake-up and one `write` (one per [`WRITE_CHUNK`](super::WRITE_CHUNK) past 64 KiB);
+//!   out in one wake-up and one `write` (one per [`WRITE_CHUNK`](super::WRITE_CHUNK) past 64 KiB),
+//!   or at the end of the writer's linger, which a turn's end does not cut short;
 //! - in a busy turn whose end was not promised, the first document rings an idle writer, which
 //!   then holds them until the turn ends or its hold runs out;
 //! - a hold that passes [`WRITER_HOLD_MAX_BYTES`], a promised turn that has lasted its hold (looked
-//!   at every [`HOLD_CHECK_EVERY`] documents), flushes, consent changes and shutdown ring at once.
+//!   at every [`HOLD_CHECK_EVERY`] documents), flushes, consent changes and shutdown ring at once,
+//!   and wake the writer from any wait.
 //!
 //! A ring costs the JS thread a few atomic operations while the writer is awake, and one futex
 //! wake (a system call) when it sleeps.
