@@ -451,17 +451,18 @@ mod tests {
     /// A storage on the real file system counting its appends; a 50 ms batch window, so an idle
     /// writer with an active batch would wake up often.
     fn counted(dir: &Path) -> (Storage, Arc<AtomicU64>) {
-        counted_with(dir, StorageOptions::default().writer_linger)
+        counted_with(dir, StorageOptions::default().writer_linger, 50)
     }
 
-    /// [`counted`] with the writer's linger set.
-    fn counted_with(dir: &Path, writer_linger: Duration) -> (Storage, Arc<AtomicU64>) {
+    /// [`counted`] with the writer's linger and the batch window set (a seal writes the
+    /// compressed batch: an append of its own).
+    fn counted_with(dir: &Path, writer_linger: Duration, batch_window_ms: u64) -> (Storage, Arc<AtomicU64>) {
         let appends = Arc::new(AtomicU64::new(0));
         let fs = Arc::new(CountingFs { real: RealFs::new(), appends: appends.clone() });
         let config = Config {
             storage_dir: dir.into(),
             application_id: "app".into(),
-            batch_window_ms: 50,
+            batch_window_ms,
             tracking_consent: TrackingConsent::Granted,
             ..Config::default()
         };
@@ -556,11 +557,12 @@ mod tests {
     #[test]
     fn a_stream_of_lone_documents_is_written_once_per_linger_not_once_per_document() {
         let dir = tempfile::tempdir().unwrap();
-        let (storage, appends) = counted_with(dir.path(), Duration::from_millis(200));
+        let (storage, appends) = counted_with(dir.path(), Duration::from_millis(200), 60_000);
         let c = storage.counters();
         let (writes, wakes) = (appends.load(Ordering::SeqCst), sleeps(&storage));
         // 40 documents over about 200 ms (a sleep may last longer on a loaded machine: the
-        // bounds below count lingers by the time the stream took).
+        // bounds below count lingers by the time the stream took). A long batch window: no seal
+        // (whose compressed file would be an append of its own).
         let started = Instant::now();
         stream(&storage, 0, 40, Duration::from_millis(5));
         let lingers = u64::try_from(started.elapsed().as_millis() / 200).unwrap_or(u64::MAX);
@@ -576,9 +578,12 @@ mod tests {
     #[test]
     fn a_lone_document_is_written_at_once_even_with_a_long_linger() {
         let dir = tempfile::tempdir().unwrap();
-        let (storage, _) = counted_with(dir.path(), Duration::from_secs(600));
+        let (storage, _) = counted_with(dir.path(), Duration::from_secs(600), 60_000);
         let c = storage.counters();
-        std::thread::sleep(Duration::from_millis(50));
+        // Two drains without documents (flushes) make no stream.
+        for _ in 0..2 {
+            assert_eq!(storage.flush(Duration::from_secs(10)), FlushOutcome::Done);
+        }
         storage.sink().write(action(0)).unwrap();
         // wait_for gives up after 10 s, far below the linger.
         wait_for("the lone document", || c.events_on_disk.get() == 1);
@@ -587,21 +592,23 @@ mod tests {
     #[test]
     fn a_flush_ends_a_linger_and_a_turn_end_does_not() {
         let dir = tempfile::tempdir().unwrap();
-        let (storage, _) = counted_with(dir.path(), Duration::from_secs(600));
+        let (storage, _) = counted_with(dir.path(), Duration::from_secs(600), 60_000);
         let c = storage.counters();
         let sink = storage.sink();
-        // The open's flush wrote a moment ago, so the write of this document is the second of a
-        // stream: the writer lingers after it.
+        // Two lone documents: the second one's write is the second of a stream (whether or not
+        // it came in time to be written with the first), so the writer lingers after it.
         sink.write(action(0)).unwrap();
         wait_for("the first", || c.events_on_disk.get() == 1);
-        stream(&storage, 1, 3, Duration::ZERO);
+        sink.write(action(1)).unwrap();
+        wait_for("the second", || c.events_on_disk.get() == 2);
+        stream(&storage, 2, 2, Duration::ZERO);
         // A busy turn that ends: its end does not wake a lingering writer.
         sink.turn_will_end();
         sink.write(action(4)).unwrap();
         sink.turn_busy(true);
         sink.turn_busy(false);
         std::thread::sleep(Duration::from_millis(100));
-        assert_eq!(c.events_on_disk.get(), 1, "the stream waits for the linger's end");
+        assert_eq!(c.events_on_disk.get(), 2, "the stream waits for the linger's end");
         // A flush does (it would time out otherwise).
         assert_eq!(storage.flush(Duration::from_secs(10)), FlushOutcome::Done);
         assert_eq!(c.events_on_disk.get(), 5);

@@ -178,8 +178,12 @@ impl Writer {
                     }
                 }
                 self.hold.since = None;
-                let stop = self.drain(&rx);
-                self.linger.drained(Instant::now());
+                let (stop, documents) = self.drain(&rx);
+                if documents > 0 {
+                    // Only writes of documents make a stream: a flush or a consent change alone
+                    // does not make the next lone event wait.
+                    self.linger.drained(Instant::now());
+                }
                 if stop {
                     return;
                 }
@@ -204,14 +208,16 @@ impl Writer {
     }
 
     /// Everything queued, taken under one lock of the channel, handled, then written in one go.
-    /// True to stop.
-    fn drain(&mut self, rx: &Receiver<Msg>) -> bool {
+    /// Whether to stop, and how many documents were taken.
+    fn drain(&mut self, rx: &Receiver<Msg>) -> (bool, usize) {
         let mut stop = false;
+        let mut documents = 0;
         // Taken off the channel first, then the clock: a document sent after a clock change is
         // never stamped with the time before it.
         let msgs = rx.drain();
         self.now = self.access.clock.wall_ms();
         for msg in msgs {
+            documents += usize::from(matches!(msg, Msg::Doc(..)));
             stop = self.handle_guarded(msg);
             if stop {
                 break;
@@ -220,7 +226,7 @@ impl Writer {
         // The channel is empty: what waits in memory goes to disk now, in one write (one per
         // WRITE_CHUNK past it).
         self.with_store_guarded(Store::write_out_all);
-        stop
+        (stop, documents)
     }
 
     /// How long an idle writer may sleep: until the active batch's window passes (then it is
