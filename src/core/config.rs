@@ -49,10 +49,10 @@ pub const WRITER_HOLD_MAX_BYTES: u64 = 8 * 1024 * 1024;
 /// While documents keep coming outside busy turns (a steady stream of light turns: a few events
 /// per tick), the writer writes them at most this often instead of once per event: after a write
 /// that follows another within this time, it sleeps this long without being woken by each
-/// document, then writes everything that came in one `write`. A wake-up of the writer thread
-/// costs many documents' serialization (`docs/benchmarks.md`, steady state: about 200 µs of the
-/// writer's CPU each on the development VM), so a stream of 300 actions per second costs 4
-/// wake-ups a second instead of a few hundred. A lone event (none in the previous linger) is
+/// document, then writes everything that came in one `write`. Each wake-up it saves is worth
+/// many documents' serialization (`docs/benchmarks.md`, steady state: about 200 µs of the
+/// writer's CPU on the development VM, measured across linger lengths), so a stream of 300
+/// actions per second costs 4 wake-ups a second instead of a few hundred. A lone event (none in the previous linger) is
 /// still written at once. The price: a process killed without a flush (crashes, `flush()`,
 /// `stop()` and the facade's flush when the app goes to the background write at once) loses up to
 /// this much of the latest stream. A quarter of a second: 100 ms cost the VM a third more writer CPU
