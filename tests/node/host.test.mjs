@@ -56,6 +56,34 @@ test("slices and the turn end are scheduled with the global object's setTimeout,
   assert.ok(due.every((s) => s.ms >= 0 && s.ms <= 1000), `views due within the interval (saw ${due.map((s) => s.ms)})`);
 });
 
+test('a steady stream of lone actions reaches the batch file without a flush (the writer lingers, then writes)', async (t) => {
+  const { RumPipeline } = loadNative();
+  const dir = tmpDir(null);
+  // A long batch window: what is on disk is the active batch, written by the linger's end.
+  const p = new RumPipeline(pipelineOptions(dir, { batchWindowMs: 600_000 }));
+  t.after(() => {
+    p.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  p.startView('v', 'Stream');
+  // One action per 10 ms tick, each a light turn: after the second, the writer lingers.
+  for (let i = 0; i < 30; i++) {
+    p.addAction('tap', `a${i}`);
+    await sleep(10);
+  }
+  const deadline = Date.now() + 10_000;
+  while (ofType(readBatchFiles(dir).docs, 'action').length < 30) {
+    assert.ok(Date.now() < deadline, `30 actions on disk without a flush (${ofType(readBatchFiles(dir).docs, 'action').length})`);
+    await sleep(20);
+  }
+  assert.deepEqual(
+    ofType(readBatchFiles(dir).docs, 'action').map((d) => d.action.target.name),
+    range(0, 30).map((i) => `a${i}`),
+    'in call order',
+  );
+});
+
 test('one pipeline per directory however its path is spelled (a symlink, a .. segment)', (t) => {
   const { RumPipeline } = loadNative();
   const dir = tmpDir(t);
