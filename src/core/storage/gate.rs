@@ -185,7 +185,8 @@ impl Doorbell {
         self.wake_if(|parked| parked == IDLE || parked == HOLDING);
     }
 
-    /// Wakes the writer only from its idle wait (it then holds what waits, with a deadline).
+    /// Wakes the writer only from its idle wait: it then writes what waits, or holds it while the
+    /// turn is busy. A holding or lingering writer takes it at its deadline.
     pub fn ring_idle(&self) {
         self.wake_if(|parked| parked == IDLE);
     }
