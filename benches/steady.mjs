@@ -101,6 +101,36 @@ const setTimeoutOf = globalThis.setTimeout;
 const sleep = (ms) => new Promise((r) => setTimeoutOf(r, ms));
 const sdkTimers = { n: 0 };
 
+/**
+ * Actions at `rate`, as scripts/burst's rate scenarios: every 10 ms (drift-corrected), the actions
+ * due by then, on `sdkOf(tick)`; `timed(tick, n, ms)` gets the wall time of each tick's calls.
+ */
+class Paced {
+  constructor(rate, attrs) {
+    this.rate = rate;
+    this.attrs = attrs;
+    this.i = 0;
+  }
+
+  /** Runs for `ms`; returns the actions sent. */
+  async run(ms, sdkOf, timed = null) {
+    const t0 = performance.now();
+    let sent = 0;
+    for (let tick = 1; ; tick++) {
+      const now = performance.now() - t0;
+      if (now >= ms) break;
+      const sdk = sdkOf(tick);
+      const due = Math.floor((now * this.rate) / 1000) + 1;
+      const n = due - sent;
+      const a = timed && performance.now();
+      for (; sent < due; sent++, this.i++) sdk.addAction('custom', 'sync message ' + this.i, this.attrs);
+      if (timed && n > 0) timed(tick, n, performance.now() - a);
+      await sleep(Math.max(0, tick * 10 - (performance.now() - t0)));
+    }
+    return sent;
+  }
+}
+
 async function child() {
   globalThis.setTimeout = function countSdkTimers(fn, ms, ...rest) {
     sdkTimers.n++;
@@ -119,21 +149,8 @@ async function child() {
   target.startView('home', 'Home');
   const sdk = target.sdk;
   const hasWriter = kind === 'native';
-  // Runs `ms` of actions at `rate`: every 10 ms (drift-corrected), the actions due by then.
-  let i = 0;
-  async function run(ms) {
-    const t0 = performance.now();
-    let sent = 0;
-    for (let tick = 1; ; tick++) {
-      const now = performance.now() - t0;
-      if (now >= ms) break;
-      const due = Math.floor((now * rate) / 1000) + 1;
-      for (; sent < due; sent++, i++) sdk.addAction('custom', 'sync message ' + i, attrs);
-      const next = tick * 10 - (performance.now() - t0);
-      await sleep(Math.max(0, next));
-    }
-    return sent;
-  }
+  const paced = new Paced(rate, attrs);
+  const run = (ms) => paced.run(ms, () => sdk);
   await run(1000); // warm-up: JIT, the writer's first batch
   const wtid = hasWriter ? writerTid() : null;
   const a = reading(wtid);
@@ -184,24 +201,15 @@ async function abChild() {
   const attrs = buildAttributes();
   native.startView('home', 'Home');
   const spent = { native: [], floor: [] };
-  let i = 0;
-  async function run(ms, record) {
-    const t0 = performance.now();
-    let sent = 0;
-    for (let tick = 1; ; tick++) {
-      const now = performance.now() - t0;
-      if (now >= ms) break;
-      const target = tick % 2 ? native : floor;
-      const due = Math.floor((now * rate) / 1000) + 1;
-      const n = due - sent;
-      const a = performance.now();
-      for (; sent < due; sent++, i++) target.sdk.addAction('custom', 'sync message ' + i, attrs);
-      if (record && n > 0) spent[target.variant].push([performance.now() - a, n]);
-      await sleep(Math.max(0, tick * 10 - (performance.now() - t0)));
-    }
-  }
-  await run(1000, false);
-  await run(seconds * 1000, true);
+  const paced = new Paced(rate, attrs);
+  let record = false;
+  const run = (ms) =>
+    paced.run(ms, (tick) => (tick % 2 ? native : floor).sdk, (tick, n, ms) => {
+      if (record) spent[tick % 2 ? 'native' : 'floor'].push([ms, n]);
+    });
+  await run(1000);
+  record = true;
+  await run(seconds * 1000);
   if (!native.flush().ok) throw new Error('flush did not finish');
   native.stop();
   fs.rmSync(dir, { recursive: true, force: true });

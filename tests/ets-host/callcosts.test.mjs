@@ -3,15 +3,10 @@
 // the three figures come out as the page shows them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fakeContext, loadFacade, tempDir } from './lib/harness.mjs';
+import { demoScenario } from './lib/harness.mjs';
 
 test('per-call costs: 21 rounds, every addAction sample queued, median and p95 of three variants', async (t) => {
-  const h = await loadFacade();
-  const { measureCallCosts } = await import(new URL('../entry/src/main/ets/scenarios/CallCosts.js', h.indexUrl).href);
-  const m = h.facade.RumMonitor.create(fakeContext(tempDir()), {
-    applicationId: 'app-call-costs', keepAliveIntervalMs: 0, connectivityTracking: false
-  });
-  t.after(() => m.stop());
+  const { scenario: { measureCallCosts }, monitor: m } = await demoScenario(t, 'CallCosts', 'app-call-costs');
   const attributes = { message_id: 'msg-1', message_index: 1, conversation_id: 'conv-1', preview: 'p'.repeat(300) };
   const queuedBefore = m.stats().callsQueued;
   const result = await measureCallCosts(m, attributes);

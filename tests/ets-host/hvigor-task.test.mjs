@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from './lib/files.mjs';
+import { STRICT_ES2022 } from './lib/stage.mjs';
 
 const require = createRequire(import.meta.url);
 const ts = require('typescript');
@@ -82,16 +83,7 @@ after(() => {
 test('nativeLibraryTask.ts type-checks against the hvigor API it registers with', () => {
   const decl = join(work, 'declarations.d.ts');
   writeFileSync(decl, DECLARATIONS);
-  const program = ts.createProgram([TASK_TS, decl], {
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.ES2022,
-    moduleResolution: ts.ModuleResolutionKind.Node10,
-    lib: ['lib.es2022.d.ts'],
-    types: [],
-    strict: true,
-    noEmit: true,
-    noImplicitReturns: true,
-  });
+  const program = ts.createProgram([TASK_TS, decl], { ...STRICT_ES2022, noEmit: true });
   const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => {
     const where = d.file ? `${d.file.fileName}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}: ` : '';
     return where + ts.flattenDiagnosticMessageText(d.messageText, '\n');

@@ -3,15 +3,10 @@
 // per tick for each, and the two differences the page shows.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fakeContext, loadFacade, tempDir } from './lib/harness.mjs';
+import { demoScenario } from './lib/harness.mjs';
 
 test('steady-state costs: floor, a lone addAction and one timer per tick, alternating, per tick', async (t) => {
-  const h = await loadFacade();
-  const { measureSteadyCosts } = await import(new URL('../entry/src/main/ets/scenarios/SteadyCosts.js', h.indexUrl).href);
-  const m = h.facade.RumMonitor.create(fakeContext(tempDir()), {
-    applicationId: 'app-steady-costs', keepAliveIntervalMs: 0, connectivityTracking: false
-  });
-  t.after(() => m.stop());
+  const { scenario: { measureSteadyCosts }, monitor: m } = await demoScenario(t, 'SteadyCosts', 'app-steady-costs');
   const attributes = { message_id: 'msg-1', message_index: 1, preview: 'p'.repeat(300) };
   const before = m.stats().callsInline;
   const result = await measureSteadyCosts(m, attributes, 20, 2);

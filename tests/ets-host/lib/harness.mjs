@@ -57,6 +57,21 @@ export async function loadFacadeWithNative(nativeStub) {
 }
 
 /**
+ * A demo scenario module (`entry/src/main/ets/scenarios/<name>.ets`, built with the facade) and a
+ * monitor for it on a fresh directory, without keep-alive or connectivity tracking; stopped after
+ * the test.
+ */
+export async function demoScenario(t, name, applicationId) {
+  const h = await loadFacade();
+  const scenario = await import(new URL(`../entry/src/main/ets/scenarios/${name}.js`, h.indexUrl).href);
+  const monitor = h.facade.RumMonitor.create(fakeContext(tempDir()), {
+    applicationId, keepAliveIntervalMs: 0, connectivityTracking: false
+  });
+  t.after(() => monitor.stop());
+  return { scenario, monitor };
+}
+
+/**
  * A stand-in for the ability context the facade is given, with the members RumMonitor uses of
  * the SDK's Context (`filesDir`, `getApplicationContext()`) and ApplicationContext (`filesDir`,
  * `on`/`off('applicationStateChange')`, whose listeners the test can fire). As on a device the

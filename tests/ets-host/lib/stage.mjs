@@ -38,15 +38,20 @@ function stage(outDir) {
   return { srcDir, sdkDir, staged };
 }
 
+/** The compiler options every host check starts from: strict ES2022 modules, no ambient types. */
+export const STRICT_ES2022 = Object.freeze({
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.ES2022,
+  moduleResolution: ts.ModuleResolutionKind.Node10,
+  lib: ['lib.es2022.d.ts'],
+  types: [],
+  strict: true,
+  noImplicitReturns: true
+});
+
 function compilerOptions(outDir, sdkDir, srcDir) {
   return {
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.ES2022,
-    moduleResolution: ts.ModuleResolutionKind.Node10,
-    lib: ['lib.es2022.d.ts'],
-    types: [],
-    strict: true,
-    noImplicitReturns: true,
+    ...STRICT_ES2022,
     noFallthroughCasesInSwitch: true,
     experimentalDecorators: true,
     allowSyntheticDefaultImports: true,
