@@ -24,8 +24,8 @@ export const SCALE_STORAGE = { flushTimeoutMs: 60_000 };
 
 /**
  * The 100,000-action loop measures what the pipeline itself loses, not the quota: its ~92 MB of
- * documents are past what 4 MiB keeps even compressed (gzip level 1 keeps ~90 MB), so every
- * variant gets 1 GiB and "lost" means "not written".
+ * documents are far past what 4 MiB keeps as plain NDJSON (the JS peers' form), and near what it
+ * keeps compressed, so every variant gets 1 GiB and "lost" means "not written".
  */
 export const BIG_STORAGE = { diskQuotaBytes: 1024 * 1024 * 1024, maxBatchFiles: 100_000, flushTimeoutMs: 60_000 };
 

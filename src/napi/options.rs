@@ -50,7 +50,7 @@ pub struct BindingPipelineOptions {
     /// `flush()` and `markCrash()` wait at most this long for the writer, ms. @default 2000
     pub flush_timeout_ms: Option<f64>,
     /// How sealed batches are stored and handed out by `nextBatch()` (its `encoding`): "gzip"
-    /// compresses them on the writer thread (zlib level 1: the disk quota then holds many times
+    /// compresses them on the writer thread (zlib level 2: the disk quota then holds many times
     /// more events);
     /// "identity" keeps plain NDJSON. @default "gzip"
     #[napi(ts_type = "BatchEncoding")]

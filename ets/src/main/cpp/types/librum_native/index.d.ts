@@ -143,7 +143,7 @@ export interface PipelineOptions {
   flushTimeoutMs?: number
   /**
    * How sealed batches are stored and handed out by `nextBatch()` (its `encoding`): "gzip"
-   * compresses them on the writer thread (zlib level 1: the disk quota then holds many times
+   * compresses them on the writer thread (zlib level 2: the disk quota then holds many times
    * more events);
    * "identity" keeps plain NDJSON. @default "gzip"
    */
