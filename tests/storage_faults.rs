@@ -96,6 +96,24 @@ fn a_directory_removed_under_the_active_batch_loses_only_what_was_in_it() {
 }
 
 #[test]
+fn an_active_batch_removed_alone_is_replaced_and_its_lines_counted_lost() {
+    // Its directory stays: only the open file's link count says it is gone.
+    let (dir, clock) = setup();
+    let storage = open(&small_config(dir.path()), &clock);
+    write_actions(&storage.sink(), 0..3, 350);
+    wait_until("three lines written", || storage.counters().documents_written.get() == 3);
+    let files = batch_files(storage.directory());
+    assert_eq!(files.len(), 1, "one active batch: {files:?}");
+    std::fs::remove_file(&files[0].2).unwrap();
+    write_actions(&storage.sink(), 3..6, 350);
+    assert!(matches!(storage.flush(TIMEOUT), FlushOutcome::Failed(_)), "the active file vanished");
+    assert_eq!(seqs_on_disk(storage.directory()), vec![3, 4, 5]);
+    let c = storage.counters();
+    assert_eq!((c.lost_batches_external.get(), c.lost_events_external.get()), (1, 3));
+    assert_eq!(c.documents_received.get(), c.events_accounted());
+}
+
+#[test]
 fn a_real_fault_a_file_where_the_directory_should_be() {
     let (dir, clock) = setup();
     let storage = open(&small_config(dir.path()), &clock);

@@ -463,6 +463,10 @@ impl AppendFile for FaultFile {
         let inner = &mut self.inner;
         self.fs.run(Op::SetLen, &path, || inner.set_len(len))
     }
+
+    fn unlinked(&self) -> bool {
+        self.inner.unlinked()
+    }
 }
 
 impl Fs for FaultFs {

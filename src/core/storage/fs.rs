@@ -36,6 +36,11 @@ pub trait AppendFile: Send {
     fn sync(&mut self) -> io::Result<()>;
     /// Cuts the file back to `len` bytes (after a failed write, so no partial line stays).
     fn set_len(&mut self, len: u64) -> io::Result<()>;
+    /// Whether the open file has no name left (removed, alone or with its directory): writes to
+    /// it would still succeed and land nowhere. Asked of the open file, not by name, so it costs
+    /// no path lookup; a file renamed away keeps its name elsewhere and is not unlinked. False when
+    /// it cannot be told (the next write reports what is wrong).
+    fn unlinked(&self) -> bool;
 }
 
 /// The file operations of the storage. Paths are absolute or relative to the process directory.
@@ -289,6 +294,10 @@ impl AppendFile for RealFile {
 
     fn set_len(&mut self, len: u64) -> io::Result<()> {
         self.0.set_len(len)
+    }
+
+    fn unlinked(&self) -> bool {
+        at::fstat(self.0.as_fd()).is_ok_and(|st| st.st_nlink == 0)
     }
 }
 

@@ -378,10 +378,11 @@ mod tests {
     use crate::core::ids::IdGen;
     use fs::{AppendFile, DirEntry};
 
-    /// The real file system, counting the appends made to files.
+    /// The real file system, counting the appends made to files and the lookups of a name.
     struct CountingFs {
         real: RealFs,
         appends: Arc<AtomicU64>,
+        lookups: Arc<AtomicU64>,
     }
 
     struct CountingFile(Box<dyn AppendFile>, Arc<AtomicU64>);
@@ -396,6 +397,9 @@ mod tests {
         }
         fn set_len(&mut self, len: u64) -> std::io::Result<()> {
             self.0.set_len(len)
+        }
+        fn unlinked(&self) -> bool {
+            self.0.unlinked()
         }
     }
 
@@ -422,6 +426,7 @@ mod tests {
             self.real.truncate(path, len)
         }
         fn exists(&self, path: &Path) -> bool {
+            self.lookups.fetch_add(1, Ordering::SeqCst);
             self.real.exists(path)
         }
         fn sync_dir(&self, path: &Path) -> std::io::Result<()> {
@@ -457,8 +462,19 @@ mod tests {
     /// [`counted`] with the writer's linger and the batch window set (a seal writes the
     /// compressed batch: an append of its own).
     fn counted_with(dir: &Path, writer_linger: Duration, batch_window_ms: u64) -> (Storage, Arc<AtomicU64>) {
+        let (storage, appends, _) = counting(dir, writer_linger, batch_window_ms);
+        (storage, appends)
+    }
+
+    /// [`counted_with`], and the count of the names looked up.
+    fn counting(
+        dir: &Path,
+        writer_linger: Duration,
+        batch_window_ms: u64,
+    ) -> (Storage, Arc<AtomicU64>, Arc<AtomicU64>) {
         let appends = Arc::new(AtomicU64::new(0));
-        let fs = Arc::new(CountingFs { real: RealFs::new(), appends: appends.clone() });
+        let lookups = Arc::new(AtomicU64::new(0));
+        let fs = Arc::new(CountingFs { real: RealFs::new(), appends: appends.clone(), lookups: lookups.clone() });
         let config = Config {
             storage_dir: dir.into(),
             application_id: "app".into(),
@@ -469,7 +485,7 @@ mod tests {
         let storage =
             Storage::open(&config, StorageOptions { fs, writer_linger, ..StorageOptions::default() }).unwrap();
         assert_eq!(storage.flush(Duration::from_secs(10)), FlushOutcome::Done);
-        (storage, appends)
+        (storage, appends, lookups)
     }
 
     fn wait_for(what: &str, cond: impl Fn() -> bool) {
@@ -543,6 +559,20 @@ mod tests {
         storage.sink().write(action(0)).unwrap();
         wait_for("the document", || c.events_on_disk.get() == 1);
         assert_eq!(appends.load(Ordering::SeqCst), writes + 1);
+    }
+
+    #[test]
+    fn a_write_looks_up_no_name() {
+        // Whether the active batch is still there is asked of its open file, not by name.
+        let dir = tempfile::tempdir().unwrap();
+        let (storage, appends, lookups) = counting(dir.path(), Duration::ZERO, 60_000);
+        let (writes, looked) = (appends.load(Ordering::SeqCst), lookups.load(Ordering::SeqCst));
+        for seq in 0..10 {
+            storage.sink().write(action(seq)).unwrap();
+            assert_eq!(storage.flush(Duration::from_secs(10)), FlushOutcome::Done);
+        }
+        assert!(appends.load(Ordering::SeqCst) - writes >= 10, "a write per document at least");
+        assert_eq!(lookups.load(Ordering::SeqCst) - looked, 0, "and no name looked up");
     }
 
     /// Sends `n` documents outside any turn, one every `every`.

@@ -126,10 +126,11 @@ impl Segment {
         }
     }
 
-    /// Whether the file exists (it may have been removed with its directory while open: writes to
-    /// it then succeed but land nowhere).
-    pub fn file_exists(&self, fs: &dyn Fs) -> bool {
-        self.file.is_none() || fs.exists(&self.path)
+    /// Whether the open file still has its name (it may have been removed, with its directory or
+    /// alone, while open: writes to it then succeed but land nowhere). Asked of the open file
+    /// ([`AppendFile::unlinked`]): one fstat, no path lookup, before each write.
+    pub fn file_linked(&self) -> bool {
+        self.file.as_ref().is_none_or(|f| !f.unlinked())
     }
 
     /// Whether a file was created for this segment.
@@ -192,7 +193,7 @@ impl OpenFile {
     /// the failure and moves the waiting lines to a new file beside it, named by `name_of` for a
     /// new id. Returns what was lost with the old file.
     pub fn replace_if_vanished(&mut self, io: &mut IoContext, name_of: fn(FileId) -> String) -> Option<Tally> {
-        if !self.seg.has_file() || self.seg.file_exists(io.fs()) {
+        if !self.seg.has_file() || self.seg.file_linked() {
             return None;
         }
         let lost = self.seg.on_disk();
