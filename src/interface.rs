@@ -88,7 +88,9 @@ macro_rules! for_each_pipeline_method {
             /// that is not exactly one `nextBatch()` returned for a claim still held (a compressed
             /// batch's id with `.gz` taken out is not) is a RangeError naming the id as given, and
             /// changes nothing; a file operation that fails is logged and counted
-            /// (`stats().uploadErrors`), not thrown.
+            /// (`stats().uploadErrors`), not thrown. When the writer holds the batch directory past
+            /// the call's 16 ms wait, the change is left to the writer, which checks the id then: one
+            /// it refuses is logged, not thrown (the call is counted in `stats().uploadWaitsGivenUp`).
             complete_batch "completeBatch" (id, delivered) "id: string, delivered: boolean" -> "void";
             /// Sealed batches waiting for `nextBatch()`: not claimed, still to be uploaded
             /// (`stats().batchesPending`; read without waiting for the writer). When `nextBatch()`

@@ -284,3 +284,110 @@ fn a_directory_removed_during_a_migration_loses_only_what_went_with_it() {
     let c = storage.counters();
     assert_eq!(c.documents_received.get(), c.events_accounted(), "every document counted once");
 }
+
+/// A pending storage whose file system fails the `n`th write to a batch file after `arm` is set,
+/// and the `times - 1` writes to batch files after it, with 60 actions in its buffer (flushed).
+fn sixty_buffered_failing_batch_write(
+    dir: &Path,
+    clock: &FakeClock,
+    n: usize,
+    times: u32,
+) -> (Arc<std::sync::atomic::AtomicBool>, Storage) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let mut fs = FaultFs::new();
+    let arm = Arc::new(AtomicBool::new(false));
+    let (state, armed) = (fs.state.clone(), arm.clone());
+    fs.after_change = Some(Arc::new(move || {
+        if !armed.load(Ordering::SeqCst) {
+            return;
+        }
+        let mut s = state.0.lock().unwrap();
+        let is_batch = |p: &Path| p.file_name().is_some_and(|f| f.to_string_lossy().starts_with("batch-"));
+        let writes = s.log.iter().filter(|(op, p, _)| *op == Op::Write && is_batch(p)).count();
+        if writes + 1 == n {
+            s.faults.push(Fault {
+                op: Op::Write,
+                path_contains: "batch-".into(),
+                errno: ENOSPC,
+                times,
+                partial: false,
+            });
+            armed.store(false, Ordering::SeqCst);
+        }
+    }));
+    let storage = Storage::open(&pending_config(dir, 64 * 1024), fault_options(clock, &fs)).unwrap();
+    write_actions(&storage.sink(), 0..60, 350);
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    (arm, storage)
+}
+
+/// A write that fails while the buffer moves into batches (a full disk) stops the move: the lines
+/// it dropped are still in their chunk, so they are not counted lost, and the lines written before
+/// it are no longer counted in the buffer; the next flush finishes the move, each document once.
+#[test]
+fn a_migration_a_failed_write_cuts_short_is_counted_once_and_finished_by_the_next_flush() {
+    let (dir, clock) = setup();
+    // The third write to a batch: inside the first chunk's lines (a batch holds about five of
+    // them, a chunk about ten), so part of a chunk is in batches when the move stops; and the
+    // write after it, the first of the flush's new try.
+    let (arm, storage) = sixty_buffered_failing_batch_write(dir.path(), &clock, 3, 2);
+    let root = storage.directory().to_path_buf();
+    arm.store(true, std::sync::atomic::Ordering::SeqCst);
+    storage.sink().consent_changed(TrackingConsent::Granted).unwrap();
+    assert!(matches!(storage.flush(TIMEOUT), FlushOutcome::Failed(_)), "the failed write is reported");
+    let c = storage.counters();
+    assert_eq!(c.dropped_write_error.get(), 0, "the lines whose write failed are still in the buffer");
+    assert_eq!(c.documents_received.get(), c.events_accounted(), "every document counted once");
+    let on_disk = seqs_on_disk(&root);
+    assert!(!on_disk.is_empty() && on_disk.len() < 60, "the move stopped part way: {on_disk:?}");
+    assert_eq!(c.pre_consent_migrated.get(), on_disk.len() as u64);
+    assert_eq!(c.pre_consent_events.get(), 60 - on_disk.len() as u64);
+
+    // The fault is over: the next flush moves the rest, starting after what is in batches.
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    assert_eq!(seqs_on_disk(&root), (0..60).collect::<Vec<_>>(), "each document once, in order");
+    assert!(buffer_files(&root).is_empty());
+    let c = storage.counters();
+    assert_eq!(c.pre_consent_migrated.get(), 60);
+    assert_eq!((c.pre_consent_events.get(), c.dropped_write_error.get()), (0, 0));
+    assert_eq!(c.documents_received.get(), c.events_accounted());
+}
+
+/// Without a flush, the move is tried again by a document that comes once the retry interval has
+/// passed, before that document: the buffer's documents keep their place before it.
+#[test]
+fn a_migration_cut_short_is_tried_again_before_a_later_document() {
+    let (dir, clock) = setup();
+    let (arm, storage) = sixty_buffered_failing_batch_write(dir.path(), &clock, 1, 1);
+    arm.store(true, std::sync::atomic::Ordering::SeqCst);
+    let sink = storage.sink();
+    sink.consent_changed(TrackingConsent::Granted).unwrap();
+    // The writer moves the buffer as consent changes, and meets the fault.
+    wait_until("the failed move", || storage.counters().write_errors.get() > 0);
+    clock.advance(rum_native::core::config::PRE_CONSENT_RETRY_MS);
+    write_actions(&sink, 60..61, 350);
+    // This flush reports the failure of the first try; the next finds nothing wrong.
+    assert!(matches!(storage.flush(TIMEOUT), FlushOutcome::Failed(_)));
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    assert_eq!(seqs_on_disk(storage.directory()), (0..61).collect::<Vec<_>>(), "the buffer's documents first");
+    let c = storage.counters();
+    assert_eq!((c.pre_consent_migrated.get(), c.dropped_write_error.get()), (60, 0));
+    assert_eq!(c.documents_received.get(), c.events_accounted());
+}
+
+/// A moved chunk whose file could not be deleted is deleted at the next try (here the flush), so a
+/// restart does not move its lines a second time.
+#[test]
+fn a_moved_chunk_that_could_not_be_deleted_is_deleted_later_not_moved_again() {
+    let (dir, clock) = setup();
+    let (fs, config, storage) = sixty_buffered(dir.path(), &clock);
+    fs.inject_on(Op::Remove, PENDING_DIR, EACCES, 1, false);
+    storage.sink().consent_changed(TrackingConsent::Granted).unwrap();
+    // Reports the failed removal, and tries it again.
+    assert!(matches!(storage.flush(TIMEOUT), FlushOutcome::Failed(_)));
+    assert!(buffer_files(storage.directory()).is_empty(), "{:?}", buffer_files(storage.directory()));
+    drop(storage);
+    let storage = Storage::open(&with_consent(config, TrackingConsent::Granted), fault_options(&clock, &fs)).unwrap();
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    assert_eq!(seqs_on_disk(storage.directory()), (0..60).collect::<Vec<_>>(), "each document once");
+}

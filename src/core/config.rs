@@ -129,6 +129,11 @@ pub const EVENT_MAX_BYTES: u64 = 512 * 1024;
 /// who has.
 pub const PRE_CONSENT_MAX_BYTES: u64 = 4 * 1024 * 1024;
 
+/// A move of the pre-consent buffer into batches that a failed write cut short (disk full, an
+/// unwritable directory) is tried again at the next flush, and otherwise at most this often as
+/// documents come: each try reads a chunk file and, while the fault lasts, fails again.
+pub const PRE_CONSENT_RETRY_MS: i64 = 1_000;
+
 /// A claim older than this is released (at open, and by `nextBatch()` when it finds one): the
 /// uploader that held it is gone, or has hung. Far longer than any upload of one batch takes, so a
 /// slow upload is not handed out twice.

@@ -182,8 +182,10 @@ macro_rules! for_each_counter_set {
                 /// long seal), at most one per call: `nextBatch()` returned null, `completeBatch()`
                 /// left its change to the writer (made before its next document). Not counted: a
                 /// `nextBatch()` that returned null while it waited for the writer's check of the
-                /// compressed batches found at open (`pendingBatches()` tells that case), and a
-                /// `completeBatch()` refused for its id.
+                /// compressed batches found at open (`pendingBatches()` tells that case) and found
+                /// the directory free, and a `completeBatch()` refused for its id. A `nextBatch()`
+                /// during that check that finds the writer holding the directory past its wait (the
+                /// writer decompressing a large batch) is counted.
                 upload_waits_given_up,
                 /// File operations of `nextBatch()` / `completeBatch()` that failed (claim, read,
                 /// delete, release): logged and counted, never thrown; the batch stays for a later

@@ -63,6 +63,11 @@ impl IoContext {
         &self.counters
     }
 
+    /// The counters, for reading them across calls that borrow this context.
+    pub fn counters_handle(&self) -> Arc<StorageCounters> {
+        self.counters.clone()
+    }
+
     pub fn root(&self) -> &Path {
         &self.root
     }

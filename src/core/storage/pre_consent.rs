@@ -21,7 +21,12 @@ const PRE_CONSENT_CHUNKS: u64 = 8;
 pub(crate) struct Chunk {
     pub id: FileId,
     pub bytes: u64,
+    /// Its documents not yet in batches.
     pub events: u64,
+    /// Lines at the start of its file already handled by a migration that failed part way (moved
+    /// into batches, or dropped as not documents): the next migration in this process starts
+    /// after them.
+    pub moved_lines: usize,
 }
 
 pub(crate) struct PreConsent {
@@ -32,6 +37,9 @@ pub(crate) struct PreConsent {
     closed_bytes: u64,
     closed_events: u64,
     active: Option<OpenFile>,
+    /// Chunks whose lines are in batches but whose file could not be deleted: deleted at the next
+    /// try (a restart would move their lines again).
+    moved_files: Vec<FileId>,
 }
 
 impl PreConsent {
@@ -43,6 +51,7 @@ impl PreConsent {
             closed_bytes: 0,
             closed_events: 0,
             active: None,
+            moved_files: Vec::new(),
         }
     }
 
@@ -143,7 +152,12 @@ impl PreConsent {
                 io.counters().dropped_write_error.add(f.lost.events);
                 io.record_failure(f.op, active.seg.path(), &f.error);
                 if on_disk.events > 0 || f.residue > 0 {
-                    self.adopt(Chunk { id: active.id, bytes: on_disk.bytes + f.residue, events: on_disk.events });
+                    self.adopt(Chunk {
+                        id: active.id,
+                        bytes: on_disk.bytes + f.residue,
+                        events: on_disk.events,
+                        moved_lines: 0,
+                    });
                 } else if active.seg.has_file() {
                     let _ = remove_if_exists(io.fs(), active.seg.path());
                 }
@@ -167,7 +181,7 @@ impl PreConsent {
         let Some(active) = self.active.take() else { return };
         let on_disk = active.seg.on_disk();
         if on_disk.events > 0 {
-            self.adopt(Chunk { id: active.id, bytes: on_disk.bytes, events: on_disk.events });
+            self.adopt(Chunk { id: active.id, bytes: on_disk.bytes, events: on_disk.events, moved_lines: 0 });
         }
     }
 
@@ -197,10 +211,24 @@ impl PreConsent {
         io.counters().lost_events_external.add(chunk.events);
     }
 
-    /// A chunk taken for migration whose lines are in batches now: its file goes.
+    /// A chunk taken for migration whose lines are in batches now: its file goes (or is kept in
+    /// [`PreConsent::retry_removals`]'s list when it cannot be deleted).
     pub fn migrated(&mut self, io: &mut IoContext, chunk: Chunk) {
-        io.remove(&self.path(chunk.id));
+        if !io.remove(&self.path(chunk.id)) {
+            self.moved_files.push(chunk.id);
+        }
         io.counters().pre_consent_migrated.add(chunk.events);
+    }
+
+    /// Deletes the files of moved chunks that could not be deleted before; true when none is left.
+    pub fn retry_removals(&mut self, io: &mut IoContext) -> bool {
+        let ids = std::mem::take(&mut self.moved_files);
+        for id in ids {
+            if !io.remove(&self.path(id)) {
+                self.moved_files.push(id);
+            }
+        }
+        self.moved_files.is_empty()
     }
 
     /// Consent not granted: the buffer is dropped.

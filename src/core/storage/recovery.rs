@@ -206,7 +206,7 @@ fn adopt_pre_consent(io: &mut IoContext, pre: &mut PreConsent) -> Option<u64> {
         }
         if let Some(found) = adopt_file(io, &pre.path(id)) {
             total += found.bytes;
-            kept.push(Chunk { id, bytes: found.bytes, events: found.events });
+            kept.push(Chunk { id, bytes: found.bytes, events: found.events, moved_lines: 0 });
         }
     }
     if dropped {

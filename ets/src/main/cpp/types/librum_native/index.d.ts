@@ -334,8 +334,10 @@ export interface PipelineStats {
    * long seal), at most one per call: `nextBatch()` returned null, `completeBatch()`
    * left its change to the writer (made before its next document). Not counted: a
    * `nextBatch()` that returned null while it waited for the writer's check of the
-   * compressed batches found at open (`pendingBatches()` tells that case), and a
-   * `completeBatch()` refused for its id.
+   * compressed batches found at open (`pendingBatches()` tells that case) and found
+   * the directory free, and a `completeBatch()` refused for its id. A `nextBatch()`
+   * during that check that finds the writer holding the directory past its wait (the
+   * writer decompressing a large batch) is counted.
    */
   uploadWaitsGivenUp: number
   /**
@@ -456,7 +458,9 @@ export declare class RumPipeline {
    * that is not exactly one `nextBatch()` returned for a claim still held (a compressed
    * batch's id with `.gz` taken out is not) is a RangeError naming the id as given, and
    * changes nothing; a file operation that fails is logged and counted
-   * (`stats().uploadErrors`), not thrown.
+   * (`stats().uploadErrors`), not thrown. When the writer holds the batch directory past
+   * the call's 16 ms wait, the change is left to the writer, which checks the id then: one
+   * it refuses is logged, not thrown (the call is counted in `stats().uploadWaitsGivenUp`).
    */
   completeBatch(id: string, delivered: boolean): void
   /**
