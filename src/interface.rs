@@ -89,8 +89,9 @@ macro_rules! for_each_pipeline_method {
             /// batch's id with `.gz` taken out is not) is a RangeError naming the id as given, and
             /// changes nothing; a file operation that fails is logged and counted
             /// (`stats().uploadErrors`), not thrown. When the writer holds the batch directory past
-            /// the call's 16 ms wait, the change is left to the writer, which checks the id then: one
-            /// it refuses is logged, not thrown (the call is counted in `stats().uploadWaitsGivenUp`).
+            /// the call's 16 ms wait, the id is checked against the ids `nextBatch()` handed out and
+            /// nothing ended yet, and the change is left to the writer (the call is counted in
+            /// `stats().uploadWaitsGivenUp`).
             complete_batch "completeBatch" (id, delivered) "id: string, delivered: boolean" -> "void";
             /// Sealed batches waiting for `nextBatch()`: not claimed, still to be uploaded
             /// (`stats().batchesPending`; read without waiting for the writer). When `nextBatch()`

@@ -296,7 +296,8 @@ fn an_unreadable_batch_does_not_stall_the_ones_after_it() {
 
 /// The upload side runs on the UI thread: while the writer is stuck in a write (a disk that
 /// does not answer), `next_batch` gives up with `Busy` instead of waiting, and `complete_batch`
-/// leaves its change for the writer, which makes it once the write returns.
+/// leaves its change for the writer, which makes it once the write returns. Its id is still
+/// checked: against the ids `next_batch` handed out and nothing ended yet.
 #[test]
 fn the_upload_side_does_not_wait_on_a_stalled_writer() {
     let (dir, clock) = setup();
@@ -318,23 +319,24 @@ fn the_upload_side_does_not_wait_on_a_stalled_writer() {
     std::thread::scope(|s| {
         s.spawn(|| {
             let next = storage.next_batch();
-            // Of the right form, but not the claim's id (its `.gz` taken out): left to the writer,
-            // which must not release the claim with it.
+            // Of the right form, but not the claim's id (its `.gz` taken out).
             let near = storage.complete_batch(&first.id.replacen(".ndjson.gz.", ".ndjson.", 1), false);
             let completed = storage.complete_batch(&first.id, true);
+            let again = storage.complete_batch(&first.id, true);
             let unknown = storage.complete_batch("batch-x.ndjson", true);
-            let _ = done.send((next, near, completed, unknown));
+            let _ = done.send((next, near, completed, again, unknown));
         });
         let answered = answers.recv_timeout(Duration::from_secs(10));
         if answered.is_err() {
             fs.block_writes(false); // let the stuck thread end, so the failure is reported
         }
-        let (next, near, completed, unknown) = answered.expect("the upload side waited for the writer");
+        let (next, near, completed, again, unknown) = answered.expect("the upload side waited for the writer");
         assert!(matches!(next, Err(StorageError::Busy(_))), "{next:?}");
-        assert!(near.is_ok(), "only the form is checked while the writer holds the directory: {near:?}");
+        assert!(matches!(near, Err(StorageError::UnknownBatch(_))), "not an id handed out: {near:?}");
         assert!(completed.is_ok(), "{completed:?}");
+        assert!(matches!(again, Err(StorageError::UnknownBatch(_))), "completed already: {again:?}");
         assert!(matches!(unknown, Err(StorageError::UnknownBatch(_))), "{unknown:?}");
-        assert_eq!(storage.counters().upload_waits_given_up.get(), 3, "one for each call that gave up");
+        assert_eq!(storage.counters().upload_waits_given_up.get(), 2, "one for each call that gave up");
         assert!(
             batch_files(storage.directory()).iter().any(|(_, claimed, _)| *claimed),
             "the claim is still there while the writer is stuck"

@@ -26,6 +26,10 @@ pub(crate) struct StoreAccess {
     /// whoever takes the store next applies them first.
     deferred: Mutex<Vec<Deferred>>,
     has_deferred: AtomicBool,
+    /// The ids `nextBatch()` handed out and `completeBatch()` has not ended yet, with their claim
+    /// times: what a `completeBatch()` that cannot wait for the store checks its id against.
+    handed: Mutex<Vec<(String, i64)>>,
+    claim_timeout_ms: i64,
 }
 
 /// An upload-side change to a claimed batch: made at once when the store is free, else left to
@@ -65,6 +69,7 @@ impl StoreAccess {
         counters: Arc<StorageCounters>,
         clock: SharedClock,
         event_max_bytes: u64,
+        claim_timeout_ms: i64,
         lease: DirLease,
     ) -> Self {
         Self {
@@ -75,6 +80,8 @@ impl StoreAccess {
             _lease: lease,
             deferred: Mutex::new(Vec::new()),
             has_deferred: AtomicBool::new(false),
+            handed: Mutex::new(Vec::new()),
+            claim_timeout_ms,
         }
     }
 
@@ -107,6 +114,28 @@ impl StoreAccess {
             self.apply_deferred(&mut store);
             return Some(store);
         }
+    }
+
+    /// Notes an id `nextBatch()` hands out (claimed at `claimed_ms`); forgets the ones whose
+    /// claims went stale.
+    pub fn handed_out(&self, id: String, claimed_ms: i64) {
+        let mut handed = self.handed.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = self.clock.wall_ms();
+        handed.retain(|(_, at)| !self.stale(*at, now));
+        handed.push((id, claimed_ms));
+    }
+
+    /// Ends an id handed out: true if it was one, handed out and not ended, whose claim is not
+    /// stale.
+    pub fn end_handed(&self, id: &str) -> bool {
+        let mut handed = self.handed.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(i) = handed.iter().position(|(h, _)| h == id) else { return false };
+        let (_, at) = handed.swap_remove(i);
+        !self.stale(at, self.clock.wall_ms())
+    }
+
+    fn stale(&self, claimed_ms: i64, now: i64) -> bool {
+        now.saturating_sub(claimed_ms) >= self.claim_timeout_ms
     }
 
     /// Leaves a change for the next holder of the store.

@@ -153,7 +153,14 @@ impl Storage {
         let store = Store::open(options.fs, options.clock.clone(), limits, counters.clone(), &root)?;
         let backlog_max = options.backlog_max.unwrap_or_else(|| backlog_bound(config));
         let backlog = Arc::new(Backlog::with_max(counters.clone(), backlog_max));
-        let access = Arc::new(StoreAccess::new(store, counters, options.clock, config.event_max_bytes, lease));
+        let access = Arc::new(StoreAccess::new(
+            store,
+            counters,
+            options.clock,
+            config.event_max_bytes,
+            limits.claim_timeout_ms,
+            lease,
+        ));
         // Unbounded, so a send never blocks the JS thread; `backlog` bounds it in bytes.
         let (tx, rx) = flume::unbounded();
         // First in the channel, so no document is handled before the consent is known.

@@ -107,6 +107,7 @@ fn claim_and_read(access: &StoreAccess, wait: &mut UploadWait) -> Result<Option<
             }
             let bytes = data.len() as u64;
             let (id, encoding, event_count) = (claim.ticket(), claim.encoding, claim.events);
+            access.handed_out(id.clone(), claim.claimed_ms);
             return Ok(Some(Batch { id, body: data, encoding, event_count, bytes }));
         }
         let whole = segment::whole_lines(&data);
@@ -129,7 +130,9 @@ fn claim_and_read(access: &StoreAccess, wait: &mut UploadWait) -> Result<Option<
         }
         let bytes = body.len() as u64;
         let encoding = BatchEncoding::Identity;
-        return Ok(Some(Batch { id: claim.ticket(), body, encoding, event_count, bytes }));
+        let id = claim.ticket();
+        access.handed_out(id.clone(), claim.claimed_ms);
+        return Ok(Some(Batch { id, body, encoding, event_count, bytes }));
     }
 }
 
@@ -138,13 +141,30 @@ fn discard(access: &StoreAccess, deadline: Instant, wait: &mut UploadWait, claim
     let _ = apply_or_defer(access, deadline, wait, Deferred::Discard { id: claim.id, claimed_ms: claim.claimed_ms });
 }
 
-/// [`super::Storage::complete_batch`]: the id parsed, then the change made or deferred.
+/// [`super::Storage::complete_batch`]: the id parsed, then the change made; or, when the writer
+/// holds the store past the wait, deferred if the id is one `nextBatch()` handed out and nothing
+/// ended yet (the store cannot be asked), refused otherwise.
 pub(crate) fn complete_batch(access: &StoreAccess, id_text: &str, delivered: bool) -> Result<(), StorageError> {
     let (id, claimed_ms, gzip) = parse_batch_id(id_text)?;
     let deadline = Instant::now() + UPLOAD_LOCK_WAIT;
     let op = Deferred::Complete { id, claimed_ms, gzip, delivered };
     let mut wait = UploadWait::default();
-    let result = apply_or_defer(access, deadline, &mut wait, op);
+    let result = match access.lock_until(deadline) {
+        Some(mut store) => {
+            let result = op.apply(&mut store);
+            store.publish();
+            if result.is_ok() {
+                access.end_handed(id_text);
+            }
+            result
+        }
+        None if access.end_handed(id_text) => {
+            wait.gave_up = true;
+            access.defer(op);
+            Ok(())
+        }
+        None => Err(StorageError::UnknownBatch(id_text.to_owned())),
+    };
     count_wait(access, wait);
     match result {
         Err(StorageError::UnknownBatch(_)) => Err(StorageError::UnknownBatch(id_text.to_owned())),
