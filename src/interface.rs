@@ -71,7 +71,9 @@ macro_rules! for_each_pipeline_method {
             /// Drains and flushes; afterwards every call is processed on the caller's turn.
             stop "stop" () "" -> "boolean";
             /// Installs (or with `null`, removes) a function run on this thread for each non-view
-            /// document before it is written: return the document (changed or not), or null to drop it.
+            /// document before it is written: return the document (changed or not, its `type` kept),
+            /// or null to drop it. A mapper that throws, or changes or removes `type`, has failed: the
+            /// document is written as it was and `stats().mapperErrors` counts it.
             set_event_mapper "setEventMapper" (mapper)
                 "mapper: ((document: RumDocument) => RumDocument | null) | null" -> "void";
             /// The pipeline's counters.

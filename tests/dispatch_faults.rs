@@ -102,6 +102,33 @@ fn a_mapper_may_drop_or_replace_non_view_documents_only() {
     assert_eq!(h.counters.documents_produced.get(), 7, "produced = written + dropped by the mapper");
 }
 
+/// A mapper may change a document, not make it another kind: a changed, removed or non-string
+/// `type` is a mapper failure (counted, the document kept as it was).
+#[test]
+fn a_mapper_that_changes_the_documents_type_fails_and_the_document_is_kept() {
+    let mut h = harness(4, 1_000, 0);
+    h.d.set_mapper(Some(Box::new(FnMapper(|doc: &Document| match doc {
+        Document::Action(a) if a.target_name == "to-view" => Ok(MapOutcome::Replace(json!({ "type": "view" }))),
+        Document::Action(a) if a.target_name == "untyped" => Ok(MapOutcome::Replace(json!({ "renamed": true }))),
+        Document::Action(a) if a.target_name == "numbered" => Ok(MapOutcome::Replace(json!({ "type": 1 }))),
+        Document::Action(_) => Ok(MapOutcome::Replace(json!({ "type": "action", "renamed": true }))),
+        _ => Ok(MapOutcome::Keep),
+    }))));
+    h.d.call(start_view("home"), no_attrs());
+    for name in ["to-view", "untyped", "numbered", "fine"] {
+        h.d.call(action(name), no_attrs());
+    }
+    assert_eq!(h.sink.action_names(), ["to-view", "untyped", "numbered"], "kept as they were");
+    let mapped: Vec<_> = h
+        .sink
+        .docs()
+        .into_iter()
+        .filter_map(|d| if let Document::Mapped { value, .. } = d { Some(value) } else { None })
+        .collect();
+    assert_eq!(mapped, [json!({ "type": "action", "renamed": true })]);
+    assert_eq!(h.counters.mapper_errors.get(), 3);
+}
+
 #[test]
 fn the_mappers_time_counts_against_the_turn_budget() {
     let mut h = harness(4, 1_000, 0);

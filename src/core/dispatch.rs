@@ -546,7 +546,13 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
         let doc = match self.mapper.as_mut() {
             Some(mapper) if kind != DocumentKind::View => match map_guarded(mapper.as_mut(), &doc) {
                 Ok(MapOutcome::Keep) => doc,
-                Ok(MapOutcome::Replace(value)) => Document::Mapped { kind, value },
+                Ok(MapOutcome::Replace(value)) => match kept_type(kind, &value) {
+                    Ok(()) => Document::Mapped { kind, value },
+                    Err(e) => {
+                        report(c, &c.mapper_errors, mode, "event mapper failed; document kept unchanged", &e);
+                        doc
+                    }
+                },
                 Ok(MapOutcome::Drop) => {
                     c.mapper_dropped.incr();
                     return;
@@ -619,6 +625,20 @@ impl<C: Clock, S: Scheduler> Drop for Dispatcher<C, S> {
 fn map_guarded(mapper: &mut dyn EventMapper, doc: &Document) -> Result<MapOutcome, MapperError> {
     catch_unwind(AssertUnwindSafe(|| mapper.map(doc)))
         .unwrap_or_else(|_| Err(MapperError("the event mapper panicked".to_owned())))
+}
+
+/// A mapped document must stay the kind it was: its `type` decides which schema the intake reads
+/// it by (and the batch's view reduction reads `"view"`), so a mapper that changes or removes it
+/// has failed, as one that throws.
+fn kept_type(kind: DocumentKind, value: &serde_json::Value) -> Result<(), MapperError> {
+    match value.get("type") {
+        Some(serde_json::Value::String(t)) if t == kind.as_str() => Ok(()),
+        found => Err(MapperError(format!(
+            "the event mapper changed the document's type: {} became {}",
+            kind.as_str(),
+            found.map_or_else(|| "nothing".to_owned(), ToString::to_string)
+        ))),
+    }
 }
 
 /// Counts a failure and logs it. A burst of failures (a full disk) would log thousands of lines:
