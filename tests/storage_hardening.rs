@@ -201,6 +201,28 @@ fn rum_swapped_for_another_directory_between_writes_the_new_one_is_not_touched()
     assert!(names(&root).is_empty());
 }
 
+/// `rum/` removed and made again between writes (a new, empty directory of the same user), with
+/// no batch open at the time: the writer goes on in the new one, and the sealed batch that went
+/// with the old one is counted lost at once, not when an upload first misses it.
+#[test]
+fn rum_removed_and_made_again_between_writes_what_went_with_it_is_counted_lost_at_once() {
+    let (dir, clock) = setup();
+    let storage = open(&small_config(dir.path()), &clock);
+    write_actions(&storage.sink(), 0..3, 10);
+    assert_eq!(storage.flush(TIMEOUT), FlushOutcome::Done);
+    let root = dir.path().join(RUM_DIR);
+    fs::remove_dir_all(&root).unwrap();
+    fs::create_dir(&root).unwrap();
+    fs::set_permissions(&root, fs::Permissions::from_mode(0o700)).unwrap();
+    write_actions(&storage.sink(), 3..6, 10);
+    storage.flush(TIMEOUT);
+    let c = storage.counters();
+    assert_eq!(seqs_on_disk(&root), (3..6).collect::<Vec<_>>());
+    assert_eq!(c.events_on_disk.get(), 3, "the gauge counts what is on disk");
+    assert_eq!(c.lost_events_external.get(), 3, "the sealed batch");
+    assert_eq!(c.documents_received.get(), c.events_accounted());
+}
+
 #[test]
 fn rum_removed_and_replaced_by_a_link_the_writes_are_refused_and_nothing_lands_there() {
     // The link's target even holds a `pending/` of the process's user: a check of `rum/pending`

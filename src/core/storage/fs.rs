@@ -62,6 +62,12 @@ pub trait Fs: Send + Sync {
     fn exists(&self, path: &Path) -> bool;
     /// fsync of a directory, so renames and new names in it survive a power cut.
     fn sync_dir(&self, path: &Path) -> io::Result<()>;
+    /// How many times a directory held open was found removed and opened again at its path
+    /// (another directory put in its place, or one created again): what was in the old one is
+    /// gone. Zero for a file system that holds nothing open.
+    fn dirs_replaced(&self) -> u64 {
+        0
+    }
 }
 
 /// The real file system. It never goes through a symbolic link inside the storage, nor into a
@@ -96,6 +102,8 @@ struct Held {
     dirs: Mutex<Vec<(PathBuf, Option<Arc<OwnedFd>>)>>,
     /// Directories opened (and checked) so far: see [`RealFs::directories_opened`].
     opened: AtomicU64,
+    /// Of those, held ones found removed and opened again: see [`Fs::dirs_replaced`].
+    replaced: AtomicU64,
 }
 
 /// More directories than the storage uses (two per storage); past it the oldest is let go.
@@ -144,9 +152,7 @@ impl RealFs {
     /// first, with its checks), by path otherwise. What was held for `dir` is let go first, also
     /// when this fails.
     fn reopen(&self, dir: &Path) -> io::Result<Arc<OwnedFd>> {
-        if let Some((_, fd)) = self.dirs().iter_mut().find(|(p, _)| p == dir) {
-            *fd = None;
-        }
+        let was_held = self.dirs().iter_mut().find(|(p, _)| p == dir).is_some_and(|(_, fd)| fd.take().is_some());
         let fd = match (dir.parent(), dir.file_name()) {
             (Some(parent), Some(name)) if self.known(parent) => {
                 let name = at::c_str(name)?;
@@ -184,6 +190,9 @@ impl RealFs {
                     self.owner
                 ),
             ));
+        }
+        if was_held {
+            self.held.replaced.fetch_add(1, Ordering::Relaxed);
         }
         let fd = Arc::new(fd);
         let mut dirs = self.dirs();
@@ -415,6 +424,10 @@ impl Fs for RealFs {
             }
             at::fsync(d)
         })
+    }
+
+    fn dirs_replaced(&self) -> u64 {
+        self.held.replaced.load(Ordering::Relaxed)
     }
 }
 

@@ -43,11 +43,25 @@ pub(crate) struct IoContext {
     /// Since the last [`IoContext::take_dir_loss`], the directory was found removed or created
     /// again: what went with it must be forgotten (`Store::settle`).
     dir_loss: bool,
+    /// [`Fs::dirs_replaced`] when last looked at.
+    dirs_replaced: u64,
 }
 
 impl IoContext {
     pub fn new(fs: Arc<dyn Fs>, clock: SharedClock, counters: Arc<StorageCounters>, root: PathBuf) -> Self {
-        Self { fs, clock, counters, root, next_seq: 0, failure: None, failing: false, warned: 0, dir_loss: false }
+        let dirs_replaced = fs.dirs_replaced();
+        Self {
+            fs,
+            clock,
+            counters,
+            root,
+            next_seq: 0,
+            failure: None,
+            failing: false,
+            warned: 0,
+            dir_loss: false,
+            dirs_replaced,
+        }
     }
 
     pub fn fs(&self) -> &dyn Fs {
@@ -162,7 +176,14 @@ impl IoContext {
         self.dir_loss = true;
     }
 
+    /// Whether a directory was found removed (or replaced: the file system opened another one at
+    /// its path, see [`Fs::dirs_replaced`]) since the last call.
     pub fn take_dir_loss(&mut self) -> bool {
+        let replaced = self.fs.dirs_replaced();
+        if replaced != self.dirs_replaced {
+            self.dirs_replaced = replaced;
+            self.dir_loss = true;
+        }
         std::mem::take(&mut self.dir_loss)
     }
 }
