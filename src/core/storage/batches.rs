@@ -240,8 +240,6 @@ impl Batches {
         }
     }
 
-    /// The active batch must be sealed before a line of `len` bytes: it would pass the batch
-    /// size, or its window has passed.
     /// Seals the active batch if a `len`-byte line appended at `now` would seal it first: a caller
     /// that must know whether the seal's write failed before it hands the line over.
     pub fn seal_if_due(&mut self, io: &mut IoContext, now: i64, len: u64) {
@@ -250,6 +248,8 @@ impl Batches {
         }
     }
 
+    /// The active batch must be sealed before a line of `len` bytes: it would pass the batch
+    /// size, or its window has passed.
     fn active_is_due(&self, now: i64, len: u64) -> bool {
         let Some(a) = &self.active else { return false };
         a.seg.events() > 0 && (a.seg.bytes() + len > self.limits.batch_max_bytes || self.window_passed(a.id, now))

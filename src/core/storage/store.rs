@@ -220,8 +220,7 @@ impl Store {
                 self.pre.migrated(&mut self.io, chunk);
                 break;
             }
-            let handed = moved.handed;
-            let looked_at = moved.looked_at;
+            let Moved { handed, looked_at } = moved;
             // Kept for the next try. The lines a failed write dropped are the last ones handed
             // over (a failed write drops what waited since the last good one), and still here.
             let still_here = usize::try_from(counters.dropped_write_error.get().saturating_sub(dropped_before))
@@ -241,8 +240,8 @@ impl Store {
 
     /// Hands the document lines of `data` from line `from` on to the batches (counting the lines
     /// that are not documents), then writes and fsyncs them. With `stop_at`, the write-error count
-    /// when the move began, it stops at the first failed write, so
-    /// that the lines the failure dropped are the last ones handed over.
+    /// when the move began, it stops at the first failed write, so that the lines the failure
+    /// dropped are the last ones handed over.
     fn move_lines(&mut self, data: &[u8], from: usize, now: i64, stop_at: Option<u64>) -> Moved {
         let counters = self.io.counters_handle();
         let mut moved = Moved { handed: Vec::new(), looked_at: from };
