@@ -45,6 +45,9 @@ use super::seam::{Clock, EventMapper, MapOutcome, MapperError, Scheduler, Timer}
 use super::sequencer::Sequencer;
 use super::stats::{Counter, DispatchCounters};
 use crate::log;
+pub use handover::HandoverAt;
+
+mod handover;
 
 /// How the event being processed was reached: the moments its view documents may go out at
 /// (after the event, at the end of its slice or drain), and whether a failure is one of a deferred
@@ -260,23 +263,30 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
             }
             Timer::Slice => {
                 self.slice_scheduled = false;
-                if self.queue.is_empty() {
-                    return; // a drain got there first
-                }
-                // A slice on a turn of its own is that turn's processing: busy while it runs.
-                let own_turn = !self.turn.end_scheduled;
-                if own_turn {
-                    self.sequencer.sink().turn_will_end(); // right after the slice
-                    self.sequencer.sink().turn_busy(true);
-                }
-                self.run_slice(Mode::DEFERRED_SLICE);
-                if own_turn {
-                    self.sequencer.sink().turn_busy(false);
-                }
-                if !self.queue.is_empty() {
-                    self.schedule_slice();
-                }
+                self.slice_now();
             }
+        }
+    }
+
+    /// A slice on a turn of its own (its timer fired, or the capture buffer handed a slice's
+    /// calls over): queued events until the budget is spent; the next slice is scheduled while
+    /// anything is left.
+    fn slice_now(&mut self) {
+        if self.queue.is_empty() {
+            return; // a drain got there first
+        }
+        // A slice on a turn of its own is that turn's processing: busy while it runs.
+        let own_turn = !self.turn.end_scheduled;
+        if own_turn {
+            self.sequencer.sink().turn_will_end(); // right after the slice
+            self.sequencer.sink().turn_busy(true);
+        }
+        self.run_slice(Mode::DEFERRED_SLICE);
+        if own_turn {
+            self.sequencer.sink().turn_busy(false);
+        }
+        if !self.queue.is_empty() && !self.slice_scheduled {
+            self.schedule_slice();
         }
     }
 
@@ -381,6 +391,14 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     }
 
     fn enqueue(&mut self, ev: Event) {
+        self.push_queued(ev);
+        if !self.slice_scheduled {
+            self.schedule_slice();
+        }
+    }
+
+    /// Queues one event (a capacity slice first at the bound), without scheduling its slice.
+    fn push_queued(&mut self, ev: Event) {
         self.note_queued_view_call(&ev.kind);
         if self.queue.len() >= self.sequencer.queue_capacity() {
             self.counters().slices_at_capacity.incr();
@@ -399,9 +417,6 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
         c.calls_queued.incr();
         c.queue_length.incr();
         c.queue_high_water.max(c.queue_length.get());
-        if !self.slice_scheduled {
-            self.schedule_slice();
-        }
     }
 
     fn schedule_slice(&mut self) {

@@ -9,6 +9,7 @@ pub mod dispatch;
 pub mod document;
 pub mod event;
 pub mod globals;
+pub mod handover;
 pub mod ids;
 pub mod js_enum;
 pub mod json_text;

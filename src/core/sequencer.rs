@@ -126,6 +126,12 @@ impl Sequencer {
         skip
     }
 
+    /// Whether the live session at `wall_ms` is untracked, as [`Self::skips_untracked`] judges it
+    /// but without counting a call: asked after a handover, for the capture buffer's own skips.
+    pub fn session_untracked(&self, wall_ms: i64) -> bool {
+        self.gate.skips(wall_ms)
+    }
+
     /// Reserves `n` consecutive sequence numbers; returns the first.
     pub(crate) fn reserve_seq(&self, n: u64) -> u64 {
         self.seq.fetch_add(n, Ordering::Relaxed) + 1

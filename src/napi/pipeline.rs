@@ -30,13 +30,17 @@ use super::stats::{BindingPipelineStats, Sources};
 use super::throw;
 use crate::core::attrs::Attrs;
 use crate::core::config::{Config, TrackingConsent, MAX_ACTIONS_PER_CALL};
-use crate::core::dispatch::{Dispatcher, Inbox};
+use crate::core::dispatch::{Dispatcher, HandoverAt, Inbox};
 use crate::core::event::{ActionType, ErrorSource, EventKind, HttpMethod, ResourceKind, UserInfo};
 use crate::core::globals::OverBudget;
+use crate::core::handover;
 use crate::core::registry::{self, AttachError, Pipeline};
 use crate::core::seam::Clock;
 use crate::core::storage::{Batch, FlushOutcome, StorageError};
 use crate::log;
+
+/// Untracked calls one handover may report: a capture buffer rechecks the session long before.
+const MAX_SKIPPED: f64 = 1e9;
 
 /// A RUM pipeline on this JS thread: capture, adaptive dispatch, coalescing, batch writer.
 pub struct BindingPipeline {
@@ -411,6 +415,35 @@ impl BindingPipeline {
             let c = read_connectivity(r, connectivity, "connectivity")?;
             Ok((EventKind::SetConnectivity(c), Attrs::default()))
         })
+    }
+
+    pub fn ingest<'e>(
+        &'e self,
+        js: Js<'e>,
+        calls: Value<'e>,
+        slice: Value<'e>,
+        spent_ms: Value<'e>,
+        skipped: Value<'e>,
+    ) -> Result<bool> {
+        let r = self.args(js, "ingest");
+        let (text, slice, spent_ms, skipped) = checked(js, || {
+            let spent = r.number(spent_ms, "spentMs")?;
+            if !(spent.is_finite() && spent >= 0.0) {
+                return Err(r.range_err("spentMs", format_args!("must be a finite number of ms from 0, got {spent}")));
+            }
+            let skipped = r.integer(skipped, "skipped", 0.0, MAX_SKIPPED)?;
+            Ok((r.string(calls, "calls")?, r.boolean(slice, "slice")?, spent, skipped))
+        })?;
+        let handed = handover::parse(&text, self.max_event)
+            .map_err(|e| throw(js, ArgError::Type(format!("ingest: calls is not a capture buffer's handover: {e}"))))?;
+        self.pipeline.sequencer.counters().calls_untracked.add(skipped);
+        let at = if slice { HandoverAt::Slice } else { HandoverAt::Turn { js_spent_ns: (spent_ms * 1e6) as u64 } };
+        match self.dispatcher.try_borrow_mut() {
+            Ok(mut d) => d.hand_over(handed, at),
+            Err(_) => self.inbox.push_handed(handed),
+        }
+        let queued = self.dispatcher.try_borrow().map_or(true, |d| d.queue_len() > 0);
+        Ok(!queued && self.pipeline.sequencer.session_untracked(self.clock.wall_ms()))
     }
 
     pub fn session_id(&self, _js: Js<'_>) -> Result<Option<String>> {

@@ -1,0 +1,74 @@
+//! Calls handed over by a JS thread's capture buffer ([`crate::core::handover`]): stamped with the
+//! times of their calls, given consecutive sequence numbers in their call order, then routed as
+//! calls made on this turn, or run as a slice of their own.
+
+use super::{Dispatcher, Event, Inbox};
+use crate::core::handover::Handed;
+use crate::core::seam::{Clock, Scheduler};
+use crate::core::sequencer::Sequencer;
+
+/// Where a handover happens on the JS thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HandoverAt {
+    /// On the turn of the calls (the buffer's end-of-turn microtask, or a drain's call):
+    /// `js_spent_ns` is what the SDK already spent on this turn in JS (checking, copying and
+    /// serializing the calls), charged to the turn's budget before any call is processed.
+    Turn { js_spent_ns: u64 },
+    /// A slice of the buffer on a later turn (its own timer): a turn of its own, as a queue slice.
+    Slice,
+}
+
+impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
+    /// Takes a run of handed-over calls, in their call order, after every call made before.
+    pub fn hand_over(&mut self, calls: Vec<Handed>, at: HandoverAt) {
+        let events = stamp(&*self.clock, &self.sequencer, calls);
+        match at {
+            HandoverAt::Slice if !self.sequencer.is_stopped() => {
+                // Queued behind anything this thread queued before, then a slice runs now.
+                for ev in events {
+                    self.push_queued(ev);
+                }
+                self.slice_now();
+            }
+            HandoverAt::Slice => events.into_iter().for_each(|ev| self.dispatch(ev)),
+            HandoverAt::Turn { js_spent_ns } => {
+                if js_spent_ns > 0 {
+                    self.charge_turn(js_spent_ns, true);
+                }
+                events.into_iter().for_each(|ev| self.dispatch(ev));
+            }
+        }
+    }
+
+    /// Time spent on the current turn so far (the budget's measure), for tests.
+    pub fn turn_spent_ns(&self) -> u64 {
+        self.turn.spent_ns
+    }
+}
+
+impl<C: Clock> Inbox<C> {
+    /// Handed-over calls made from inside the event mapper: left for the dispatcher in order.
+    pub fn push_handed(&self, calls: Vec<Handed>) {
+        let events = stamp(&*self.clock, &self.sequencer, calls);
+        self.events.borrow_mut().extend(events);
+    }
+}
+
+/// The events of a run of calls: the wall-clock and monotonic times of each call are now minus
+/// its age, and the monotonic ones never go back within the run (a JS clock stepped backwards
+/// between two calls gives the later one the earlier one's time).
+fn stamp<C: Clock>(clock: &C, sequencer: &Sequencer, calls: Vec<Handed>) -> Vec<Event> {
+    let (wall_now, mono_now) = (clock.wall_ms(), clock.mono_ns());
+    let first = sequencer.reserve_seq(calls.len() as u64);
+    let mut floor = 0;
+    calls
+        .into_iter()
+        .zip(first..)
+        .map(|(call, seq)| {
+            let mono_ns = mono_now.saturating_sub(call.age_ns).max(floor);
+            floor = mono_ns;
+            let age_ms = i64::try_from(call.age_ns.saturating_add(500_000) / 1_000_000).unwrap_or(i64::MAX);
+            Event { seq, wall_ms: wall_now.saturating_sub(age_ms), mono_ns, kind: call.kind, attrs: call.attrs }
+        })
+        .collect()
+}

@@ -1,0 +1,275 @@
+//! The calls a JS thread's capture buffer hands over in one crossing (docs/how-it-works.md,
+//! "Capture in JS"): the facade's `CallBuffer` checks and snapshots each call in JS, stamps it with
+//! its JS clock, and at the end of the turn, in a slice, or before a drain, hands a run of them to
+//! the pipeline as one JSON text made by `JSON.stringify`:
+//!
+//! ```text
+//! [now, [code, stamp, ...arguments], [code, stamp, ...arguments], ...]
+//! ```
+//!
+//! `now` and every `stamp` are milliseconds on the same JS clock (any origin, fractions allowed):
+//! a call's age at the handover is `now - stamp`, which the binding turns into its wall-clock and
+//! monotonic times. The codes and their arguments:
+//!
+//! | code | call | arguments after the stamp |
+//! |---|---|---|
+//! | 0 | `addAction` | type, name, attributes |
+//! | 1 | `startView` | key, name, attributes |
+//! | 2 | `stopView` | key, attributes |
+//! | 3 | `startResource` | key, method, url, attributes |
+//! | 4 | `stopResource` | key, statusCode, kind, sizeBytes, attributes |
+//! | 5 | `addTiming` | name |
+//!
+//! Attributes are an object or `null`; `sizeBytes` a number or `null`. The JS side has already
+//! refused every bad argument at its call, so text that breaks these rules is not a host's mistake
+//! but a caller of `ingest` that is not the facade: it is refused whole, and nothing is recorded.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, IgnoredAny, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::attrs::Attrs;
+use super::event::{ActionType, EventKind, HttpMethod, ResourceKind};
+
+/// One handed-over call: how long before the handover it was made, and what it was.
+#[derive(Debug, PartialEq)]
+pub struct Handed {
+    /// Nanoseconds between the call and the handover (never negative).
+    pub age_ns: u64,
+    pub kind: EventKind,
+    pub attrs: Attrs,
+}
+
+/// Why a handover text was refused.
+#[derive(Debug, PartialEq, Eq)]
+pub struct HandoverError(pub String);
+
+impl fmt::Display for HandoverError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Largest status code a resource may carry (as `stopResource` checks it).
+const MAX_STATUS_CODE: f64 = 999.0;
+/// Largest size in bytes: the largest integer a JS number holds exactly.
+const MAX_SIZE_BYTES: f64 = 9_007_199_254_740_991.0;
+
+/// Parses a handover text. `max_bytes` (`eventMaxBytes`) bounds each string and each call's
+/// attributes, as the call's own checks did.
+pub fn parse(text: &str, max_bytes: usize) -> Result<Vec<Handed>, HandoverError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let calls = de.deserialize_seq(Calls { max_bytes }).map_err(|e| HandoverError(e.to_string()))?;
+    de.end().map_err(|e| HandoverError(e.to_string()))?;
+    Ok(calls)
+}
+
+struct Calls {
+    max_bytes: usize,
+}
+
+impl<'de> Visitor<'de> for Calls {
+    type Value = Vec<Handed>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array [now, ...calls]")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let now: f64 = seq.next_element()?.ok_or_else(|| de::Error::custom("the array has no `now`"))?;
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(call) = seq.next_element_seed(CallSeed { now, max_bytes: self.max_bytes, index: out.len() })? {
+            out.push(call);
+        }
+        Ok(out)
+    }
+}
+
+struct CallSeed {
+    now: f64,
+    max_bytes: usize,
+    index: usize,
+}
+
+impl<'de> de::DeserializeSeed<'de> for CallSeed {
+    type Value = Handed;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Handed, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CallSeed {
+    type Value = Handed;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a call [code, stamp, ...arguments]")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Handed, A::Error> {
+        let at = |what: &str| de::Error::custom(format!("call {}: {what}", self.index));
+        let mut next = |what: &str| -> Result<Field, A::Error> {
+            seq.next_element::<Field>()?.ok_or_else(|| at(&format!("has no {what}")))
+        };
+        let code = next("code")?.number().ok_or_else(|| at("code must be a number"))?;
+        let stamp = next("stamp")?.number().filter(|s| s.is_finite()).ok_or_else(|| at("stamp must be a number"))?;
+        let max = self.max_bytes;
+        let text = |f: Field, what: &str| f.text(max).map_err(|why| at(&format!("{what} {why}")));
+        let attrs = |f: Field| f.attrs(max).map_err(|why| at(&format!("attributes {why}")));
+        let (kind, attrs) = match code as u8 {
+            0 if code == 0.0 => {
+                let t = text(next("type")?, "type")?;
+                let action_type = ActionType::parse(&t).ok_or_else(|| at(&format!("unknown action type {t:?}")))?;
+                let name = text(next("name")?, "name")?;
+                (EventKind::Action { action_type, name: name.into() }, attrs(next("attributes")?)?)
+            }
+            1 if code == 1.0 => {
+                let key = text(next("key")?, "key")?;
+                let name = text(next("name")?, "name")?;
+                (EventKind::StartView { key, name }, attrs(next("attributes")?)?)
+            }
+            2 if code == 2.0 => (EventKind::StopView { key: text(next("key")?, "key")? }, attrs(next("attributes")?)?),
+            3 if code == 3.0 => {
+                let key = text(next("key")?, "key")?;
+                let m = text(next("method")?, "method")?;
+                let method = HttpMethod::parse_any_case(&m).ok_or_else(|| at(&format!("unknown method {m:?}")))?;
+                let url = text(next("url")?, "url")?;
+                (EventKind::StartResource { key, method, url }, attrs(next("attributes")?)?)
+            }
+            4 if code == 4.0 => {
+                let key = text(next("key")?, "key")?;
+                let status = next("statusCode")?.number().filter(|s| integer_within(*s, MAX_STATUS_CODE));
+                let status_code = status.ok_or_else(|| at("statusCode must be an integer from 0 to 999"))? as u16;
+                let k = text(next("kind")?, "kind")?;
+                let kind = ResourceKind::parse(&k).ok_or_else(|| at(&format!("unknown resource kind {k:?}")))?;
+                let size = match next("sizeBytes")? {
+                    Field::Null => None,
+                    f => Some(
+                        f.number()
+                            .filter(|s| integer_within(*s, MAX_SIZE_BYTES))
+                            .ok_or_else(|| at("sizeBytes must be null or an integer from 0 to 2^53 - 1"))?
+                            as u64,
+                    ),
+                };
+                (EventKind::StopResource { key, status_code, kind, size }, attrs(next("attributes")?)?)
+            }
+            5 if code == 5.0 => (EventKind::AddTiming { name: text(next("name")?, "name")? }, Attrs::default()),
+            _ => return Err(at(&format!("unknown code {code}"))),
+        };
+        if seq.next_element::<IgnoredAny>()?.is_some() {
+            return Err(at("has more elements than its code takes"));
+        }
+        let age_ms = (self.now - stamp).max(0.0);
+        // Whole nanoseconds; an age past u64 (a broken clock) saturates.
+        Ok(Handed { age_ns: (age_ms * 1e6) as u64, kind, attrs })
+    }
+}
+
+fn integer_within(n: f64, max: f64) -> bool {
+    n.fract() == 0.0 && (0.0..=max).contains(&n)
+}
+
+/// One element of a call: kept as its raw text until its code says what it must be.
+enum Field<'de> {
+    Null,
+    Number(f64),
+    String(String),
+    Raw(&'de RawValue),
+}
+
+impl<'de> Deserialize<'de> for Field<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw: &'de RawValue = Deserialize::deserialize(d)?;
+        let text = raw.get();
+        Ok(match text.as_bytes().first() {
+            Some(b'n') if text == "null" => Field::Null,
+            Some(b'"') => Field::String(serde_json::from_str(text).map_err(de::Error::custom)?),
+            Some(b'-' | b'0'..=b'9') => Field::Number(serde_json::from_str(text).map_err(de::Error::custom)?),
+            _ => Field::Raw(raw),
+        })
+    }
+}
+
+impl Field<'_> {
+    fn number(&self) -> Option<f64> {
+        match self {
+            Field::Number(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    fn text(self, max: usize) -> Result<String, String> {
+        match self {
+            Field::String(s) if s.len() <= max => Ok(s),
+            Field::String(s) => Err(format!("is {} bytes, more than the {max} allowed", s.len())),
+            _ => Err("must be a string".to_owned()),
+        }
+    }
+
+    /// `JSON.stringify` writes an object compact and with unique keys: its text is the attributes
+    /// as they are, with no tree built.
+    fn attrs(self, max: usize) -> Result<Attrs, String> {
+        match self {
+            Field::Null => Ok(Attrs::default()),
+            Field::Raw(raw) if raw.get().starts_with('{') => {
+                let text = raw.get();
+                if text.len() > max {
+                    return Err(format!("make the event larger than eventMaxBytes ({max} bytes)"));
+                }
+                Ok(Attrs::from_json_object(text.to_owned()))
+            }
+            _ => Err("must be an object or null".to_owned()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_come_out_in_order_with_their_ages_and_attributes_as_written() {
+        let text = r#"[1000.5,[0,990.5,"tap","buy",{"n":1,"s":"a\"b"}],[1,1000.5,"k","Home",null],
+            [4,1000,"r",200,"xhr",null,null],[5,999,"ready"]]"#;
+        let calls = parse(text, 1024).unwrap();
+        assert_eq!(calls.len(), 4);
+        assert_eq!(calls[0].age_ns, 10_000_000);
+        assert_eq!(calls[0].kind, EventKind::Action { action_type: ActionType::Tap, name: "buy".into() });
+        assert_eq!(calls[0].attrs.as_json(), r#"{"n":1,"s":"a\"b"}"#);
+        assert_eq!(calls[1].age_ns, 0);
+        assert!(calls[1].attrs.is_empty());
+        assert!(matches!(calls[2].kind, EventKind::StopResource { status_code: 200, size: None, .. }));
+        assert_eq!(calls[3].kind, EventKind::AddTiming { name: "ready".into() });
+    }
+
+    #[test]
+    fn a_stamp_after_now_is_age_zero() {
+        let calls = parse(r#"[5,[2,9,"k",null]]"#, 64).unwrap();
+        assert_eq!(calls[0].age_ns, 0);
+    }
+
+    #[test]
+    fn text_that_breaks_a_rule_is_refused_whole() {
+        for (text, why) in [
+            (r#"[1,[0,1,"poke","a",null]]"#, "unknown action type"),
+            (r#"[1,[0,1,"tap","a",[1]]]"#, "must be an object or null"),
+            (r#"[1,[0,1,"tap",7,null]]"#, "name must be a string"),
+            (r#"[1,[9,1]]"#, "unknown code"),
+            (r#"[1,[0.5,1]]"#, "unknown code"),
+            (r#"[1,[2,1,"k",null,5]]"#, "more elements"),
+            (r#"[1,[4,1,"r",1000,"xhr",null,null]]"#, "statusCode"),
+            (r#"[1,[4,1,"r",200,"xhr",-1,null]]"#, "sizeBytes"),
+            (r#"[1,[2,"x","k",null]]"#, "stamp"),
+            (r#"[1,[2,1,"k"]]"#, "has no attributes"),
+            (r#"[1,[0,1,"tap","a",{"k":"0123456789"}]]"#, "eventMaxBytes"),
+            (r#"[1,[5,1,"01234567890123456"]]"#, "17 bytes, more than the 16 allowed"),
+            (r#"[1,[2,1,"k",null]] x"#, "trailing"),
+            (r#"[]"#, "no `now`"),
+        ] {
+            let e = parse(text, 16).unwrap_err();
+            assert!(e.0.contains(why), "{text}: {e}");
+        }
+    }
+}
