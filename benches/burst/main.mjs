@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, execFileSync } from 'node:child_process';
+import { buildCaptureCode } from '../capture-code.mjs';
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -125,7 +126,7 @@ function plan(opts, hasFloor) {
   const runs = [];
   for (let r = 0; r < opts.samples; r++) {
     for (const s of opts.scenarios) {
-      const vs = s.variants.filter((v) => v !== 'floor' || hasFloor);
+      const vs = s.variants.filter((v) => v !== 'copy' || hasFloor);
       for (let k = 0; k < vs.length; k++) runs.push({ scenario: s, variant: vs[(k + r) % vs.length], index: r });
     }
   }
@@ -188,6 +189,12 @@ async function main() {
     process.exit(2);
   }
   fs.mkdirSync(opts.storage, { recursive: true });
+  if (!process.env.RUM_CAPTURE_JS) {
+    // The native variant runs the HAR's capture code: built once here, imported by every sample.
+    const built = await buildCaptureCode();
+    process.env.RUM_CAPTURE_JS = built.file;
+    process.on('exit', () => fs.rmSync(built.outDir, { recursive: true, force: true }));
+  }
   const probe = await probeModule(opts, libPath);
   const machine = machineInfo(libPath, probe);
   const runs = plan(opts, probe.floor);

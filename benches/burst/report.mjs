@@ -29,7 +29,7 @@ export function buildEntries(scenario, runs, labelSuffix = '') {
       table: metric.table !== false,
     };
     for (const variant of VARIANTS) {
-      const applies = scenario.variants.includes(variant) && !(variant === 'floor' && metric.floor === false);
+      const applies = scenario.variants.includes(variant) && !((variant === 'floor' || variant === 'copy') && metric.floor === false);
       const records = runs[variant];
       entry[variant] = applies && records ? variantSummary(records, metric.key) : null;
     }

@@ -3,10 +3,10 @@
 // the first metric of each scenario is its row in the headline table unless `table` says otherwise.
 
 /** Every variant, in the table's column order (variants.mjs says what each is). */
-export const VARIANTS = ['baseline', 'jsqueue', 'native', 'floor'];
+export const VARIANTS = ['baseline', 'jsqueue', 'native', 'floor', 'copy'];
 const SDKS = ['baseline', 'jsqueue', 'native']; // the variants that write documents
 
-export const VARIANT_LABELS = { baseline: 'Baseline', jsqueue: 'JS queue', native: 'Native', floor: 'Floor' };
+export const VARIANT_LABELS = { baseline: 'Baseline', jsqueue: 'JS queue', native: 'Native', floor: 'Floor (JS snapshot)', copy: 'Per-property copy' };
 
 /** The reference SDK's upload cadence (docs/benchmarks.md, "Scenarios"): every 2 s, 20 batches, backoff ×2 ≤ 60 s. */
 export const UPLOADER = { periodMs: 2_000, maxBatchesPerCycle: 20, backoffFactor: 2, maxBackoffMs: 60_000 };

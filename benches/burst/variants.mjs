@@ -1,10 +1,14 @@
-// The four things a scenario's loop can call, behind one shape so that the loop body is the same
+// The five things a scenario's loop can call, behind one shape so that the loop body is the same
 // for every variant:
-//   native   — RumPipeline from librum_native.so (the module under test);
+//   native   — the module under test as an app runs it: the HAR's capture buffer (CallBuffer.ets,
+//              built from ets/ by capture-code.mjs) in front of RumPipeline from librum_native.so;
 //   baseline — the pre-queue SDK in plain JS (baseline.mjs);
 //   jsqueue  — the reference change's dispatch queue and view coalescing in plain JS (jsqueue.mjs),
 //              what a user would write instead of using the native module;
-//   floor    — copyArgsFloor from the same .so: a native function that only copies the arguments.
+//   floor    — the least the job can cost: a JS loop that only snapshots the arguments (a
+//              timestamp and a copy of the attributes pushed on an array), no crossing;
+//   copy     — copyArgsFloor from the same .so: a native function that copies the arguments
+//              property by property and does nothing else (what a native call per event costs).
 // Each target has addAction(type, name, attrs) (called as a method in the loop), startView, and
 // settle/flush/stats/bytesWritten/nextBatch/completeBatch/stop for the harness around the loop.
 
@@ -14,6 +18,9 @@ import { fileURLToPath } from 'node:url';
 import { libraryPath, loadNative } from '../../tests/shared/native.mjs';
 import { BaselineSdk } from './baseline.mjs';
 import { JsQueueSdk } from './jsqueue.mjs';
+import { bufferFor, loadCallBuffer } from '../capture-code.mjs';
+
+const CallBuffer = await loadCallBuffer();
 
 export { loadNative };
 
@@ -41,7 +48,8 @@ export function createTarget(variant, { storageDir, libPath, storage = {} }) {
   if (variant === 'jsqueue') return jsQueueTarget(storageDir, storage);
   const native = loadNative(libPath);
   if (variant === 'native') return nativeTarget(native, storageDir, storage);
-  if (variant === 'floor') return floorTarget(native);
+  if (variant === 'floor') return snapshotTarget();
+  if (variant === 'copy') return copyTarget(native);
   throw new Error(`unknown variant '${variant}'`);
 }
 
@@ -50,14 +58,17 @@ function nativeTarget(native, storageDir, storage) {
   for (const m of REQUIRED_METHODS) {
     if (typeof p[m] !== 'function') throw new Error(`RumPipeline has no method ${m}()`);
   }
+  const calls = bufferFor(CallBuffer, p, { capacity: storage.queueCapacity ?? 5000 });
   return {
     variant: 'native',
-    sdk: p,
-    startView: (key, name, attrs) => p.startView(key, name, attrs),
+    sdk: calls,
+    pipeline: p,
+    startView: (key, name, attrs) => calls.startView(key, name, attrs),
+    /** Calls not processed yet: those in the capture buffer and those in the native queue. */
     queueLength() {
       const q = p.stats()?.queueLength;
       if (typeof q !== 'number') throw new Error('RumPipeline.stats().queueLength is not a number');
-      return q;
+      return q + calls.stats().buffered;
     },
     /** Resolves once every queued call has been processed on later turns (no synchronous drain). */
     async settle(timeoutMs = 120_000) {
@@ -71,6 +82,7 @@ function nativeTarget(native, storageDir, storage) {
     flush(deadlineMs = 120_000) {
       const t0 = performance.now();
       let attempts = 0;
+      calls.handOverAll();
       for (;;) {
         attempts += 1;
         if (p.flush() === true) return { ok: true, attempts };
@@ -82,7 +94,10 @@ function nativeTarget(native, storageDir, storage) {
     bytesWritten: () => Number(p.stats().bytesWritten),
     nextBatch: () => p.nextBatch(),
     completeBatch: (id, delivered) => p.completeBatch(id, delivered),
-    stop: () => p.stop(),
+    stop() {
+      calls.handOverAll();
+      return p.stop();
+    },
   };
 }
 
@@ -122,14 +137,29 @@ function jsQueueTarget(storageDir, storage) {
   });
 }
 
-function floorTarget(native) {
+/** The floor: each call's arguments snapshotted in JS (timestamp, attributes copied), kept. */
+function snapshotTarget() {
+  const kept = [];
+  const sdk = {
+    addAction(type, name, attributes) {
+      kept.push([type, name, { ...attributes }, performance.now()]);
+    },
+  };
+  return { ...inertTarget('floor', sdk), kept };
+}
+
+function copyTarget(native) {
   if (typeof native.copyArgsFloor !== 'function') {
-    throw new Error('the native module exports no copyArgsFloor(type, name, attrs) function (the floor)');
+    throw new Error('the native module exports no copyArgsFloor(type, name, attrs) function (the per-property copy)');
   }
   // The loop calls target.sdk.addAction(...): here that is the bare native function.
-  const sdk = { addAction: native.copyArgsFloor };
+  return inertTarget('copy', { addAction: native.copyArgsFloor });
+}
+
+/** A variant that writes nothing: the harness's calls around the loop do nothing. */
+function inertTarget(variant, sdk) {
   return {
-    variant: 'floor',
+    variant,
     sdk,
     startView() {},
     queueLength: () => 0,

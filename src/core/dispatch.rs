@@ -263,15 +263,15 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
             }
             Timer::Slice => {
                 self.slice_scheduled = false;
-                self.slice_now();
+                self.slice_now(0);
             }
         }
     }
 
     /// A slice on a turn of its own (its timer fired, or the capture buffer handed a slice's
-    /// calls over): queued events until the budget is spent; the next slice is scheduled while
-    /// anything is left.
-    fn slice_now(&mut self) {
+    /// calls over, having spent `spent_ns` of the budget on them): queued events until the budget
+    /// is spent; the next slice is scheduled while anything is left.
+    fn slice_now(&mut self, spent_ns: u64) {
         if self.queue.is_empty() {
             return; // a drain got there first
         }
@@ -281,7 +281,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
             self.sequencer.sink().turn_will_end(); // right after the slice
             self.sequencer.sink().turn_busy(true);
         }
-        self.run_slice(Mode::DEFERRED_SLICE);
+        self.run_slice(Mode::DEFERRED_SLICE, spent_ns);
         if own_turn {
             self.sequencer.sink().turn_busy(false);
         }
@@ -403,7 +403,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
         if self.queue.len() >= self.sequencer.queue_capacity() {
             self.counters().slices_at_capacity.incr();
             self.begin_turn();
-            let spent = self.run_slice(Mode::CAPACITY_SLICE);
+            let spent = self.run_slice(Mode::CAPACITY_SLICE, 0);
             self.charge_turn(spent, false);
         }
         if self.queue.capacity() == 0 {
@@ -454,10 +454,10 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
         }
     }
 
-    /// Processes queued events until the budget is spent (at least one), then emits the coalesced
-    /// view documents. Returns the time it took.
-    fn run_slice(&mut self, mode: Mode) -> u64 {
-        let budget = self.sequencer.turn_budget_ns();
+    /// Processes queued events until the budget, less `spent_ns` already spent on the slice, is
+    /// spent (at least one event), then emits the coalesced view documents. Returns the time it took.
+    fn run_slice(&mut self, mode: Mode, spent_ns: u64) -> u64 {
+        let budget = self.sequencer.turn_budget_ns().saturating_sub(spent_ns);
         let start = self.clock.mono_ns();
         while let Some(ev) = self.queue.pop_front() {
             self.counters().queue_length.sub(1);

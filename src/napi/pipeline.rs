@@ -425,6 +425,7 @@ impl BindingPipeline {
         spent_ms: Value<'e>,
         skipped: Value<'e>,
     ) -> Result<bool> {
+        let started = self.clock.mono_ns();
         let r = self.args(js, "ingest");
         let (text, slice, spent_ms, skipped) = checked(js, || {
             let spent = r.number(spent_ms, "spentMs")?;
@@ -437,7 +438,9 @@ impl BindingPipeline {
         let handed = handover::parse(&text, self.max_event)
             .map_err(|e| throw(js, ArgError::Type(format!("ingest: calls is not a capture buffer's handover: {e}"))))?;
         self.pipeline.sequencer.counters().calls_untracked.add(skipped);
-        let at = if slice { HandoverAt::Slice } else { HandoverAt::Turn { js_spent_ns: (spent_ms * 1e6) as u64 } };
+        // What the JS side spent, and what reading and parsing the text took here.
+        let js_spent_ns = ((spent_ms * 1e6) as u64).saturating_add(self.clock.mono_ns().saturating_sub(started));
+        let at = if slice { HandoverAt::Slice { js_spent_ns } } else { HandoverAt::Turn { js_spent_ns } };
         match self.dispatcher.try_borrow_mut() {
             Ok(mut d) => d.hand_over(handed, at),
             Err(_) => self.inbox.push_handed(handed),

@@ -14,8 +14,9 @@ pub enum HandoverAt {
     /// `js_spent_ns` is what the SDK already spent on this turn in JS (checking, copying and
     /// serializing the calls), charged to the turn's budget before any call is processed.
     Turn { js_spent_ns: u64 },
-    /// A slice of the buffer on a later turn (its own timer): a turn of its own, as a queue slice.
-    Slice,
+    /// A slice of the buffer on a later turn (its own timer): a turn of its own, as a queue slice,
+    /// of which `js_spent_ns` went to serializing and handing the calls over.
+    Slice { js_spent_ns: u64 },
 }
 
 impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
@@ -23,14 +24,14 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     pub fn hand_over(&mut self, calls: Vec<Handed>, at: HandoverAt) {
         let events = stamp(&*self.clock, &self.sequencer, calls);
         match at {
-            HandoverAt::Slice if !self.sequencer.is_stopped() => {
+            HandoverAt::Slice { js_spent_ns } if !self.sequencer.is_stopped() => {
                 // Queued behind anything this thread queued before, then a slice runs now.
                 for ev in events {
                     self.push_queued(ev);
                 }
-                self.slice_now();
+                self.slice_now(js_spent_ns);
             }
-            HandoverAt::Slice => events.into_iter().for_each(|ev| self.dispatch(ev)),
+            HandoverAt::Slice { .. } => events.into_iter().for_each(|ev| self.dispatch(ev)),
             HandoverAt::Turn { js_spent_ns } => {
                 if js_spent_ns > 0 {
                     self.charge_turn(js_spent_ns, true);
