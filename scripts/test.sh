@@ -67,6 +67,13 @@ if [ ! -d ../shared/rum-events-format/schemas ] && [ -z "${RUM_EVENTS_FORMAT:-}"
   echo "note: ../shared/rum-events-format is not beside this clone: the schema tests will skip" >&2
 fi
 
+step "npm ci --prefix tests/ets-host, and the HAR's capture code built for Node (benches/capture-code.mjs)"
+npm ci --prefix tests/ets-host --no-audit --no-fund --loglevel=error
+RUM_CAPTURE_JS=$(node --input-type=module -e "
+  const { buildCaptureCode } = await import('$PWD/benches/capture-code.mjs');
+  console.log((await buildCaptureCode()).file);")
+export RUM_CAPTURE_JS
+
 step "node --test tests/node"
 node --test --test-concurrency=1 tests/node/
 

@@ -59,6 +59,11 @@ function nativeTarget(native, storageDir, storage) {
     if (typeof p[m] !== 'function') throw new Error(`RumPipeline has no method ${m}()`);
   }
   const calls = bufferFor(CallBuffer, p, { capacity: storage.queueCapacity ?? 5000 });
+  // The loop calls the buffer's methods; any other method of the pipeline (addError, ...) is
+  // made as RumMonitor makes it: after handing the buffer over.
+  for (const m of Object.getOwnPropertyNames(Object.getPrototypeOf(p))) {
+    if (m !== 'constructor' && !(m in calls)) calls[m] = (...args) => (calls.handOverAll(), p[m](...args));
+  }
   return {
     variant: 'native',
     sdk: calls,

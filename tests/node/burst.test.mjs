@@ -108,7 +108,7 @@ test('report.json has the documented schema', () => {
 
 test('CPU: the UI thread and the whole process are measured separately, in every variant that runs', () => {
   for (const name of ['cpu-1000', 'cpu-3700', 'cpu-37000']) {
-    for (const variant of ['baseline', 'jsqueue', 'native', 'floor']) {
+    for (const variant of ['baseline', 'jsqueue', 'native', 'floor', 'copy']) {
       const [s] = report.sample_details[name][variant];
       assert.ok(s.ok, `${name} ${variant} failed`);
       const d = s.details;
@@ -164,7 +164,7 @@ test('every action the native and JS-queue variants sent reached the intake, onc
 });
 
 test('stdout has the table and the targets; stalls.svg and table.md are written', () => {
-  assert.match(run.stdout, /\| Scenario .*\| Baseline \| JS queue \| Native \| Floor \| Ratio \(baseline : native\) \| Ratio \(JS queue : native\) \|/);
+  assert.match(run.stdout, /\| Scenario .*\| Baseline \| JS queue \| Native \| Floor \(JS snapshot\) \| Per-property copy \| Ratio \(baseline : native\) \| Ratio \(JS queue : native\) \|/);
   assert.match(run.stdout, /3,700 actions in one loop, longest main-thread stall/);
   assert.match(run.stdout, /SDK CPU for the 3,700-action burst, UI \(main\) thread/);
   assert.match(run.stdout, /SDK CPU for the 3,700-action burst, whole process \(all threads\)/);

@@ -1,15 +1,27 @@
 // A worker_threads body: attaches to the pipeline of `options.storageDir`, writes `count` actions
 // tagged with its `tag` in chunks (yielding between them, so threads interleave), flushes, and
-// reports; or, with `spinAfterBurst`, bursts at once and spins until terminated. Used by
-// threads.test.mjs.
+// reports; or, with `spinAfterBurst`, bursts at once and spins until terminated. With `capture`,
+// the calls go through the HAR's capture buffer (CallBuffer.ets). Used by threads.test.mjs and
+// capture.test.mjs.
 
 import { parentPort, workerData } from 'node:worker_threads';
 
 import { loadNative } from './native.mjs';
 
-const { options, tag, count, chunk, spinAfterBurst } = workerData;
+const { options, tag, count, chunk, spinAfterBurst, capture } = workerData;
 const { RumPipeline } = loadNative();
-const p = new RumPipeline(options);
+const pipeline = new RumPipeline(options);
+let p = pipeline;
+if (capture) {
+  const { bufferFor, loadCallBuffer } = await import('../../../benches/capture-code.mjs');
+  const calls = bufferFor(await loadCallBuffer(), pipeline);
+  p = {
+    addAction: (type, name, attributes) => calls.addAction(type, name, attributes),
+    flush: () => (calls.handOverAll(), pipeline.flush()),
+    stats: () => pipeline.stats(),
+    sessionId: () => (calls.handOverAll(), pipeline.sessionId()),
+  };
+}
 const pad = 'w'.repeat(200);
 let seq = 0;
 

@@ -1,0 +1,214 @@
+// The capture buffer the HAR ships (ets/src/main/ets/capture/CallBuffer.ets, built from ets/ by
+// benches/capture-code.mjs) in front of the real library: each rule of docs/design.md it must keep
+// (docs/how-it-works.md, "Capture in JS"). Runs in both Node runs (the ArkTS-semantics build too).
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { test } from 'node:test';
+import { Worker } from 'node:worker_threads';
+
+import { bufferFor, loadCallBuffer } from '../../benches/capture-code.mjs';
+import { childScript, drainBatches, ofType, openPipeline, pipelineOptions, attachPipeline, tmpDir } from './lib/helpers.mjs';
+
+const CallBuffer = await loadCallBuffer();
+
+/** A pipeline and its capture buffer, the ingest crossings counted. */
+function captured(t, extra = {}, limits = {}) {
+  const { p } = openPipeline(t, extra);
+  const crossings = { n: 0 };
+  const counted = { ingest: (...a) => (crossings.n++, p.ingest(...a)) };
+  const calls = bufferFor(CallBuffer, counted, limits);
+  return { p, calls, crossings };
+}
+
+const nextTurn = () => new Promise((r) => setTimeout(r, 0));
+/** Every document of the pipeline's sealed batches, delivered. */
+const docsOf = (p) => drainBatches(p).flatMap((b) => b.docs);
+const actionNames = (docs) => ofType(docs, 'action').map((d) => d.action.target.name);
+
+test('a later change to the attributes, nested values included, changes nothing recorded', async (t) => {
+  const { p, calls } = captured(t);
+  calls.startView('v', 'V');
+  const attrs = { plan: 'pro', nested: { tags: ['a', 'b'], n: 1 }, when: new Date(5) };
+  calls.addAction('tap', 'buy', attrs);
+  attrs.plan = 'free';
+  attrs.nested.tags.push('c');
+  attrs.nested.n = 2;
+  attrs.added = true;
+  await nextTurn();
+  p.flush();
+  const [action] = ofType(docsOf(p), 'action');
+  assert.deepEqual(action.context, { plan: 'pro', nested: { tags: ['a', 'b'], n: 1 }, when: 5 });
+});
+
+test('a drain right after a burst: every buffered call is handed over first, in call order', (t) => {
+  const { p, calls } = captured(t);
+  calls.startView('v', 'V');
+  for (let i = 0; i < 3700; i++) calls.addAction('custom', `a-${i}`, { i });
+  assert.equal(p.stats().queueLength, 0, 'nothing has crossed yet: the calls are in the buffer');
+  assert.equal(calls.stats().buffered, 3701);
+  calls.handOverAll();
+  assert.equal(p.flush(), true);
+  const names = actionNames(docsOf(p));
+  assert.deepEqual(names, Array.from({ length: 3700 }, (_, i) => `a-${i}`));
+});
+
+test('a bad argument in the middle of a burst throws at its call and records nothing of it', async (t) => {
+  const { p, calls } = captured(t);
+  calls.startView('v', 'V');
+  for (let i = 0; i < 50; i++) calls.addAction('custom', `ok-${i}`, { i });
+  const buffered = calls.stats().buffered;
+  assert.throws(() => calls.addAction('custom', 'bad', { n: NaN }), { name: 'RangeError', message: 'addAction: attributes.n must be finite, got NaN' });
+  assert.throws(() => calls.addAction('poke', 'bad'), { name: 'RangeError', message: /^addAction: type must be one of tap, .*got "poke"$/ });
+  assert.throws(() => calls.addAction('tap', 7), { name: 'TypeError', message: 'addAction: name must be a string, got number' });
+  assert.throws(() => calls.addAction('tap', 'bad', { deep: { f: () => 1 } }), { name: 'TypeError', message: 'addAction: attributes.deep.f cannot be function: attribute values must be JSON-like' });
+  assert.throws(() => calls.addAction('tap', 'bad', { list: [1, Symbol('s')] }), { name: 'TypeError', message: /^addAction: attributes\.list\[1\] cannot be symbol/ });
+  assert.throws(() => calls.addAction('tap', 'bad', [1]), { name: 'TypeError', message: 'addAction: attributes must be an object of attributes, got an array' });
+  assert.throws(() => calls.stopResource('r', 1000, 'xhr'), { name: 'RangeError', message: /^stopResource: statusCode must be an integer from 0 to 999/ });
+  const cyclic = { a: 1 };
+  cyclic.self = cyclic;
+  assert.throws(() => calls.addAction('tap', 'bad', cyclic), { name: 'RangeError', message: /attributes(\.self)+\.a nests deeper than 16 levels/ });
+  assert.equal(calls.stats().buffered, buffered, 'a refused call changes nothing');
+  for (let i = 50; i < 100; i++) calls.addAction('custom', `ok-${i}`, { i });
+  await nextTurn();
+  calls.handOverAll();
+  p.flush();
+  assert.deepEqual(actionNames(docsOf(p)), Array.from({ length: 100 }, (_, i) => `ok-${i}`));
+  assert.equal(calls.stats().handoverErrors, 0);
+});
+
+test('the size of strings and attributes is checked at the call, as eventMaxBytes bounds it', (t) => {
+  const { calls } = captured(t, {}, { eventMaxBytes: 1024 });
+  assert.throws(() => calls.addAction('tap', 'é'.repeat(600)), { name: 'RangeError', message: 'addAction: name is 1200 bytes, more than the 1024 allowed' });
+  assert.throws(() => calls.addAction('tap', 'a', { big: 'x'.repeat(1100) }), { name: 'RangeError', message: 'addAction: attributes makes the event larger than eventMaxBytes (1024 bytes)' });
+  calls.addAction('tap', 'a', { fits: 'x'.repeat(900) });
+  assert.equal(calls.stats().buffered, 1);
+});
+
+test('a lone call: handed over at the end of its turn in one crossing, with no timer of its own', async (t) => {
+  const { p, calls, crossings } = captured(t);
+  calls.startView('v', 'V');
+  await nextTurn();
+  const before = crossings.n;
+  const timers = [];
+  const original = globalThis.setTimeout;
+  globalThis.setTimeout = (...a) => (timers.push(a), original(...a));
+  try {
+    calls.addAction('tap', 'lone', { k: 1 });
+    await Promise.resolve();
+    await Promise.resolve();
+  } finally {
+    globalThis.setTimeout = original;
+  }
+  assert.equal(crossings.n - before, 1, 'one ingest for the call');
+  assert.equal(calls.stats().buffered, 0, 'handed over within the turn');
+  assert.equal(timers.length, 0, 'the buffer scheduled no timer');
+  assert.equal(p.stats().callsInline >= 2, true, 'processed inline, not queued');
+});
+
+test('a burst beyond the turn budget crosses in slices, one crossing each, nothing lost', async (t) => {
+  const { p, calls, crossings } = captured(t, {}, { turnBudgetMs: 1 });
+  calls.startView('v', 'V');
+  for (let i = 0; i < 20_000; i++) calls.addAction('custom', `s-${i}`, { i, pad: 'p'.repeat(100) });
+  const afterLoop = crossings.n;
+  for (let i = 0; i < 2000 && calls.stats().buffered + p.stats().queueLength > 0; i++) await nextTurn();
+  assert.equal(calls.stats().buffered, 0);
+  assert.ok(crossings.n - afterLoop > 2, `handed over in several slices: ${crossings.n - afterLoop}`);
+  assert.ok(crossings.n < 20_000 / 10, `far fewer crossings than calls: ${crossings.n}`);
+  p.flush();
+  assert.equal(ofType(docsOf(p), 'action').length, 20_000);
+});
+
+test('the buffer is bounded: at its capacity a slice crosses on the caller\'s turn', (t) => {
+  const { p, calls } = captured(t, {}, { capacity: 500 });
+  calls.startView('v', 'V');
+  for (let i = 0; i < 2000; i++) {
+    calls.addAction('custom', `c-${i}`);
+    assert.ok(calls.stats().buffered <= 500, `call ${i}: ${calls.stats().buffered} buffered`);
+  }
+  calls.handOverAll();
+  p.flush();
+  assert.deepEqual(actionNames(docsOf(p)), Array.from({ length: 2000 }, (_, i) => `c-${i}`));
+});
+
+test('a call ordered after buffered ones (a global attribute) is made after handing them over', (t) => {
+  const { p, calls } = captured(t);
+  calls.startView('v', 'V');
+  calls.addAction('tap', 'before');
+  calls.handOverAll();
+  p.addAttribute('plan', 'pro');
+  calls.addAction('tap', 'after');
+  calls.handOverAll();
+  p.flush();
+  const actions = ofType(docsOf(p), 'action');
+  assert.deepEqual(actions.map((a) => [a.action.target.name, a.context?.plan]), [['before', undefined], ['after', 'pro']]);
+});
+
+test('calls keep the times of their calls, not of their handover', async (t) => {
+  const { p, calls } = captured(t);
+  calls.startView('v', 'V');
+  const t0 = Date.now();
+  calls.addAction('tap', 'early');
+  const waitUntil = performance.now() + 60;
+  while (performance.now() < waitUntil);
+  calls.addAction('tap', 'late');
+  calls.handOverAll();
+  p.flush();
+  const [early, late] = ofType(docsOf(p), 'action');
+  assert.ok(Math.abs(early.date - t0) <= 15, `early at ${early.date - t0} ms`);
+  assert.ok(late.date - early.date >= 50, `the late call ${late.date - early.date} ms after the early one`);
+});
+
+test('untracked sessions: calls are skipped in JS before their arguments are read, and counted', async (t) => {
+  const { p, calls, crossings } = captured(t, { sessionSampleRate: 0 });
+  calls.addAction('tap', 'first');
+  await nextTurn();
+  const before = crossings.n;
+  for (let i = 0; i < 100; i++) calls.addAction('tap', 'skipped', { bad: NaN });
+  assert.equal(calls.stats().buffered, 0, 'nothing buffered, not even the bad argument checked');
+  assert.equal(crossings.n, before);
+  calls.startView('v', 'V'); // views are never skipped: the next handover reports the count
+  calls.handOverAll();
+  assert.ok(p.stats().callsUntracked >= 100, `callsUntracked ${p.stats().callsUntracked}`);
+});
+
+test('ingest refuses text that is not a capture buffer\'s handover, and records nothing', (t) => {
+  const { p } = openPipeline(t);
+  p.startView('v', 'V');
+  for (const text of ['[1,[0,1,"tap","a",null],[7,1]]', 'not json', '[]', '[1,[0,1,"tap","a",[1]]]']) {
+    assert.throws(() => p.ingest(text, false, 0, 0), { name: 'TypeError', message: /^ingest: calls is not a capture buffer's handover/ }, text);
+  }
+  assert.throws(() => p.ingest('[1]', false, -1, 0), { name: 'RangeError', message: /spentMs/ });
+  assert.throws(() => p.ingest(5, false, 0, 0), { name: 'TypeError', message: /calls must be a string/ });
+  p.flush();
+  assert.equal(ofType(docsOf(p), 'action').length, 0);
+});
+
+test('two threads with their capture buffers on one pipeline: each thread\'s calls once, in call order', async (t) => {
+  const dir = tmpDir(t);
+  const options = pipelineOptions(dir, { diskQuotaBytes: 64 * 1024 * 1024 });
+  const p = attachPipeline(t, options);
+  const calls = bufferFor(CallBuffer, p);
+  calls.startView('shared', 'Shared');
+  calls.handOverAll();
+  const count = 1000;
+  const w = new Worker(childScript('worker-writer.mjs'), { workerData: { options, tag: 'w', count, chunk: 50, capture: true } });
+  t.after(() => w.terminate());
+  const done = new Promise((resolve, reject) => {
+    w.on('message', (m) => m.kind === 'done' && resolve(m));
+    w.on('error', reject);
+  });
+  for (let i = 0; i < count; ) {
+    for (let j = 0; j < 50; j++, i++) calls.addAction('custom', `m-${i}`, { thread: 'main', seq: i });
+    await new Promise((r) => setImmediate(r));
+  }
+  const report = await done;
+  assert.equal(report.flushed, true);
+  calls.handOverAll();
+  p.flush();
+  await once(w, 'exit').catch(() => {});
+  const names = actionNames(docsOf(p));
+  for (const tag of ['m', 'w']) {
+    const mine = names.filter((n) => n.startsWith(`${tag}-`));
+    assert.deepEqual(mine, Array.from({ length: count }, (_, i) => `${tag}-${i}`), `thread ${tag}: each once, in call order`);
+  }
+});
