@@ -1,5 +1,7 @@
 // A deterministic profile of the caller's cost: Node-API calls and instructions per call of
-// `addAction` (queued and inline), `addActions` (attributes as plain objects, and as Maps, the way
+// `addAction` through the HAR's capture buffer (`buffered`: every Node-API call of every handover,
+// `ingest`, amortized over the burst's calls; its instructions include parsing and processing, so
+// only its Node-API calls compare), `addAction` (queued and inline), `addActions` (attributes as plain objects, and as Maps, the way
 // Sendable events carry them) and the floor (`copyArgsFloor`, a native function that only copies
 // the same arguments), counted by valgrind's callgrind, which counts instructions,
 // not seconds, so the figures repeat whatever else the machine is doing.
@@ -21,6 +23,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { libraryPath, loadNative } from '../tests/shared/native.mjs';
+import { buildCaptureCode, bufferFor, loadCallBuffer } from './capture-code.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 /** The library measured, as callgrind names its object (whatever the file is called). */
@@ -28,7 +31,7 @@ const LIBRARY = fs.realpathSync(libraryPath());
 const N = 2_000;
 
 /** One variant's loop: `n` calls, the same arguments as scripts/burst's actions. */
-function child(variant, n) {
+async function child(variant, n) {
   const { RumPipeline, copyArgsFloor } = loadNative();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rum-napi-calls-'));
   const attrs = { seq: 1, screen: 'home', pad: 'x'.repeat(350), ok: true, list: [1, 2, 3] };
@@ -42,7 +45,12 @@ function child(variant, n) {
   while (variant === 'queued' && (Date.now() - start < 2 || p.stats().callsQueued === 0)) {
     p.addActions([{ type: 'tap', name: 'warm', attributes: attrs }]);
   }
-  if (variant === 'addActions' || variant === 'addActionsMap') {
+  if (variant === 'buffered') {
+    // A burst through the capture buffer, then its slices on later turns until all crossed.
+    const calls = bufferFor(await loadCallBuffer(), p, { capacity: 1_000_000 });
+    for (let i = 0; i < n; i++) calls.addAction('tap', 'buy', attrs);
+    while (calls.stats().buffered > 0) await new Promise((r) => setTimeout(r, 0));
+  } else if (variant === 'addActions' || variant === 'addActionsMap') {
     // addActionsMap: the attributes in a Map, as a Sendable RumAction carries them (collections.Map).
     const attributes = variant === 'addActionsMap' ? new Map(Object.entries(attrs)) : attrs;
     const list = Array.from({ length: n }, (_, i) => ({ type: 'tap', name: `a${i}`, attributes }));
@@ -98,7 +106,7 @@ function profile(variant, n) {
   // engine's call into native code are the same for every variant, and later processing (slices,
   // the final drain) is not the caller's capture cost.
   // The methods' callbacks are the receiver-checked ones of src/napi/methods.rs (`on_prototype::<method>`).
-  const collect = { floor: '*copy_args_floor_c_callback*', addActions: '*on_prototype::add_actions', addActionsMap: '*on_prototype::add_actions' }[variant] ?? '*on_prototype::add_action';
+  const collect = { buffered: '*on_prototype::ingest', floor: '*copy_args_floor_c_callback*', addActions: '*on_prototype::add_actions', addActionsMap: '*on_prototype::add_actions' }[variant] ?? '*on_prototype::add_action';
   const r = spawnSync('valgrind', ['--tool=callgrind', '--separate-threads=yes', `--toggle-collect=${collect}`, `--callgrind-out-file=${out}`, process.execPath, '--max-semi-space-size=64', SELF, '--child', variant, String(n)], {
     env: { ...process.env, RUM_NATIVE_LIB: libraryPath(), RUM_NATIVE_QUIET: '1' },
     encoding: 'utf8',
@@ -113,8 +121,9 @@ function profile(variant, n) {
 }
 
 if (process.argv[2] === '--child') {
-  child(process.argv[3], Number(process.argv[4]));
+  await child(process.argv[3], Number(process.argv[4]));
 } else {
+  if (!process.env.RUM_CAPTURE_JS) process.env.RUM_CAPTURE_JS = (await buildCaptureCode()).file;
   try {
     execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
   } catch {
@@ -125,7 +134,7 @@ if (process.argv[2] === '--child') {
   const rows = [];
   // NAPI_CALLS_ONLY=queued,inline measures those (and the floor, which every ratio needs) only.
   const only = process.env.NAPI_CALLS_ONLY?.split(',');
-  const variants = ['floor', 'queued', 'inline', 'addActions', 'addActionsMap'].filter((v) => v === 'floor' || !only || only.includes(v));
+  const variants = ['floor', 'buffered', 'queued', 'inline', 'addActions', 'addActionsMap'].filter((v) => v === 'floor' || !only || only.includes(v));
   for (const variant of variants) {
     const [a, b] = [profile(variant, N), profile(variant, 3 * N)];
     const per = (x, y) => (y - x) / (2 * N);
