@@ -295,7 +295,7 @@ fn the_defaults_how_it_works_and_the_readme_introduction_name_are_config_rs_valu
     let missing: Vec<&String> = phrases.iter().filter(|p| !how.contains(p.as_str())).collect();
     assert!(missing.is_empty(), "docs/how-it-works.md should say (from src/core/config.rs): {missing:#?}");
     let readme = flat("README.md");
-    let intro = format!("less than {budget} in the SDK it is processed on the spot, past that it is queued and processed in {budget} slices");
+    let intro = format!("less than {budget} in the SDK the calls are processed on the spot, past that they wait and are processed in {budget} slices");
     assert!(readme.contains(&intro), "README.md's introduction should say: {intro}");
 }
 
