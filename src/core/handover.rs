@@ -60,7 +60,8 @@ const MAX_SIZE_BYTES: f64 = 9_007_199_254_740_991.0;
 /// Parses a handover text. `max_bytes` (`eventMaxBytes`) bounds each string and each call's
 /// attributes, as the call's own checks did.
 pub fn parse(text: &str, max_bytes: usize) -> Result<Vec<Handed>, HandoverError> {
-    let mut de = serde_json::Deserializer::from_str(text);
+    let text = without_lone_surrogates(text);
+    let mut de = serde_json::Deserializer::from_str(&text);
     let calls = de.deserialize_seq(Calls { max_bytes }).map_err(|e| HandoverError(e.to_string()))?;
     de.end().map_err(|e| HandoverError(e.to_string()))?;
     Ok(calls)
@@ -167,6 +168,56 @@ impl<'de> Visitor<'de> for CallSeed {
     }
 }
 
+/// `JSON.stringify` writes a lone surrogate of a JS string as its escape (`"\ud800"`), which is
+/// not a Unicode scalar value, so no Rust string (and no intake) takes it: each becomes U+FFFD,
+/// as the native methods' copy of such a string makes it. Escaped pairs are kept. Text without
+/// any surrogate escape is returned as it is (JSON.stringify writes other characters raw).
+fn without_lone_surrogates(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("\\ud") && !text.contains("\\uD") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let b = text.as_bytes();
+    let hex_at = |i: usize| -> Option<u16> {
+        let digits = b.get(i + 2..i + 6)?;
+        u16::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+    };
+    let mut out = String::with_capacity(text.len());
+    let (mut i, mut copied) = (0, 0);
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        // Backslashes only occur in JSON strings, each starting an escape of two or six bytes.
+        if b.get(i + 1) != Some(&b'u') {
+            i += 2;
+            continue;
+        }
+        let unit = hex_at(i);
+        let lone = match unit {
+            Some(0xD800..=0xDBFF) => {
+                let low =
+                    if b.get(i + 6) == Some(&b'\\') && b.get(i + 7) == Some(&b'u') { hex_at(i + 6) } else { None };
+                if matches!(low, Some(0xDC00..=0xDFFF)) {
+                    i += 12;
+                    continue;
+                }
+                true
+            }
+            Some(0xDC00..=0xDFFF) => true,
+            _ => false,
+        };
+        if lone {
+            out.push_str(&text[copied..i]);
+            out.push_str("\\ufffd");
+            copied = i + 6;
+        }
+        i += 6;
+    }
+    out.push_str(&text[copied.min(text.len())..]);
+    std::borrow::Cow::Owned(out)
+}
+
 fn integer_within(n: f64, max: f64) -> bool {
     n.fract() == 0.0 && (0.0..=max).contains(&n)
 }
@@ -242,6 +293,15 @@ mod tests {
         assert!(calls[1].attrs.is_empty());
         assert!(matches!(calls[2].kind, EventKind::StopResource { status_code: 200, size: None, .. }));
         assert_eq!(calls[3].kind, EventKind::AddTiming { name: "ready".into() });
+    }
+
+    #[test]
+    fn lone_surrogate_escapes_become_replacement_characters_and_pairs_stay() {
+        let text = r#"[1,[0,1,"tap","a\ud800b\\ud800",{"s":"\udc00","pair":"\ud83d\ude00","end":"\ud83d"}]]"#;
+        let calls = parse(text, 1024).unwrap();
+        assert_eq!(calls[0].kind, EventKind::Action { action_type: ActionType::Tap, name: "a\u{fffd}b\\ud800".into() });
+        assert_eq!(calls[0].attrs.as_json(), r#"{"s":"\ufffd","pair":"\ud83d\ude00","end":"\ufffd"}"#);
+        assert_eq!(without_lone_surrogates(r#"["plain \n",1]"#), r#"["plain \n",1]"#);
     }
 
     #[test]

@@ -212,3 +212,16 @@ test('two threads with their capture buffers on one pipeline: each thread\'s cal
     assert.deepEqual(mine, Array.from({ length: count }, (_, i) => `${tag}-${i}`), `thread ${tag}: each once, in call order`);
   }
 });
+
+test('a lone surrogate in a string becomes U+FFFD, as the native copy makes it, and loses no call', (t) => {
+  const { p, calls } = captured(t);
+  calls.startView('v', 'V');
+  calls.addAction('tap', 'lone \ud800 name', { s: 'a\udc00b', pair: '\ud83d\ude00' });
+  calls.addAction('tap', 'next');
+  calls.handOverAll();
+  assert.equal(calls.stats().handoverErrors, 0);
+  p.flush();
+  const actions = ofType(docsOf(p), 'action');
+  assert.deepEqual(actions.map((a) => a.action.target.name), ['lone \ufffd name', 'next']);
+  assert.deepEqual(actions[0].context, { s: 'a\ufffdb', pair: '\ud83d\ude00' });
+});
