@@ -40,6 +40,7 @@ use super::coalesce::Moment;
 use super::config::{LIGHT_TURN_SHARE, QUEUE_CAPACITY};
 use super::document::{Document, DocumentKind};
 use super::event::{ErrorSource, Event, EventKind};
+use super::handover::Handed;
 use super::scope::LAUNCH_VIEW_NAME;
 use super::seam::{Clock, EventMapper, MapOutcome, MapperError, Scheduler, Timer};
 use super::sequencer::Sequencer;
@@ -197,16 +198,9 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     where
         I: IntoIterator<Item = (EventKind, Attrs)>,
     {
-        let (wall_ms, mono_ns) = (self.clock.wall_ms(), self.clock.mono_ns());
-        let calls = calls.into_iter();
-        let mut events = Vec::with_capacity(calls.size_hint().0);
-        for (kind, attrs) in calls {
-            events.push(Event { seq: 0, wall_ms, mono_ns, kind, attrs });
-        }
-        let first = self.sequencer.reserve_seq(events.len() as u64);
-        for (ev, seq) in events.iter_mut().zip(first..) {
-            ev.seq = seq;
-        }
+        // Calls of age 0: all at this moment, with consecutive sequence numbers.
+        let calls = calls.into_iter().map(|(kind, attrs)| Handed { age_ns: 0, kind, attrs });
+        let events = handover::stamp(&*self.clock, &self.sequencer, calls);
         let mut started = Some(started_ns);
         for ev in events {
             let from = started.take().unwrap_or_else(|| self.clock.mono_ns());

@@ -173,8 +173,12 @@ impl BindingPipeline {
     /// before its arguments are read: it would write nothing. Not while events are queued (one
     /// of them could end the session) nor from inside the event mapper.
     fn untracked(&self) -> bool {
-        let Ok(d) = self.dispatcher.try_borrow() else { return false };
-        d.queue_len() == 0 && self.pipeline.sequencer.skips_untracked(self.clock.wall_ms())
+        self.nothing_queued() && self.pipeline.sequencer.skips_untracked(self.clock.wall_ms())
+    }
+
+    /// This thread's queue is empty and the dispatcher free (not inside the event mapper).
+    fn nothing_queued(&self) -> bool {
+        self.dispatcher.try_borrow().is_ok_and(|d| d.queue_len() == 0)
     }
 
     fn attrs(&self, r: &Args<'_>, v: Value<'_>) -> ArgResult<Attrs> {
@@ -445,8 +449,7 @@ impl BindingPipeline {
             Ok(mut d) => d.hand_over(handed, at),
             Err(_) => self.inbox.push_handed(handed),
         }
-        let queued = self.dispatcher.try_borrow().map_or(true, |d| d.queue_len() > 0);
-        Ok(!queued && self.pipeline.sequencer.session_untracked(self.clock.wall_ms()))
+        Ok(self.nothing_queued() && self.pipeline.sequencer.session_untracked(self.clock.wall_ms()))
     }
 
     pub fn session_id(&self, _js: Js<'_>) -> Result<Option<String>> {

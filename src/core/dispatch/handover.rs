@@ -40,11 +40,6 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
             }
         }
     }
-
-    /// Time spent on the current turn so far (the budget's measure), for tests.
-    pub fn turn_spent_ns(&self) -> u64 {
-        self.turn.spent_ns
-    }
 }
 
 impl<C: Clock> Inbox<C> {
@@ -57,19 +52,23 @@ impl<C: Clock> Inbox<C> {
 
 /// The events of a run of calls: the wall-clock and monotonic times of each call are now minus
 /// its age, and the monotonic ones never go back within the run (a JS clock stepped backwards
-/// between two calls gives the later one the earlier one's time).
-fn stamp<C: Clock>(clock: &C, sequencer: &Sequencer, calls: Vec<Handed>) -> Vec<Event> {
+/// between two calls gives the later one the earlier one's time); then consecutive sequence
+/// numbers, in the run's order.
+pub(super) fn stamp<C: Clock>(clock: &C, sequencer: &Sequencer, calls: impl IntoIterator<Item = Handed>) -> Vec<Event> {
     let (wall_now, mono_now) = (clock.wall_ms(), clock.mono_ns());
-    let first = sequencer.reserve_seq(calls.len() as u64);
     let mut floor = 0;
-    calls
+    let mut events: Vec<Event> = calls
         .into_iter()
-        .zip(first..)
-        .map(|(call, seq)| {
+        .map(|call| {
             let mono_ns = mono_now.saturating_sub(call.age_ns).max(floor);
             floor = mono_ns;
             let age_ms = i64::try_from(call.age_ns.saturating_add(500_000) / 1_000_000).unwrap_or(i64::MAX);
-            Event { seq, wall_ms: wall_now.saturating_sub(age_ms), mono_ns, kind: call.kind, attrs: call.attrs }
+            Event { seq: 0, wall_ms: wall_now.saturating_sub(age_ms), mono_ns, kind: call.kind, attrs: call.attrs }
         })
-        .collect()
+        .collect();
+    let first = sequencer.reserve_seq(events.len() as u64);
+    for (ev, seq) in events.iter_mut().zip(first..) {
+        ev.seq = seq;
+    }
+    events
 }
