@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 
 import { bufferFor, loadCallBuffer } from '../../benches/capture-code.mjs';
+import { SCHEMAS_MISSING_NOTE, schemaValidator } from '../shared/schema.mjs';
 import { childScript, drainBatches, ofType, openPipeline, pipelineOptions, attachPipeline, tmpDir } from './lib/helpers.mjs';
 
 const CallBuffer = await loadCallBuffer();
@@ -224,4 +225,24 @@ test('a lone surrogate in a string becomes U+FFFD, as the native copy makes it, 
   const actions = ofType(docsOf(p), 'action');
   assert.deepEqual(actions.map((a) => a.action.target.name), ['lone \ufffd name', 'next']);
   assert.deepEqual(actions[0].context, { s: 'a\ufffdb', pair: '\ud83d\ude00' });
+});
+
+test('every kind of document made from buffered calls validates against the RUM event format', async (t) => {
+  const v = schemaValidator();
+  if (!v) return t.skip(SCHEMAS_MISSING_NOTE);
+  const { p, calls } = captured(t, { source: 'android', applicationId: '6c0d1e2f-3a4b-4c5d-8e6f-7a8b9c0d1e2f' });
+  calls.startView('home', 'Home', { tab: 1 });
+  calls.addAction('tap', 'buy', { sku: 'A-1', nested: { list: [1, 'x', null], when: new Date(7) } });
+  calls.startResource('r1', 'get', 'https://example.com/a', { k: 'v' });
+  calls.stopResource('r1', 200, 'xhr', 512, { done: true });
+  calls.addTiming('first_item');
+  for (let i = 0; i < 2000; i++) calls.addAction('scroll', `s-${i}`, { i });
+  await nextTurn();
+  calls.stopView('home', { left: true });
+  calls.handOverAll();
+  p.flush();
+  const docs = docsOf(p);
+  assert.deepEqual([...new Set(docs.map((d) => d.type))].sort(), ['action', 'resource', 'view']);
+  const errors = docs.flatMap((d, i) => v.validate(d).map((e) => `#${i} (${d.type}): ${e}`));
+  assert.deepEqual(errors, []);
 });
