@@ -39,10 +39,27 @@ macro_rules! for_each_pipeline_method {
             /// Starts a resource (a network request) identified by `key`.
             start_resource "startResource" (key, method, url, attributes)
                 "key: string, method: string, url: string, attributes?: Attributes" -> "void";
-            /// Stops the resource `key` and records it.
-            stop_resource "stopResource" (key, status_code, kind, size_bytes, attributes)
-                "key: string, statusCode: number, kind: ResourceKind, sizeBytes?: number, attributes?: Attributes"
+            /// Stops the resource `key` and records it; `timing` adds its breakdown (dns, connect, ssl,
+            /// first byte, download, redirect: each `{ start, duration }` in ms since the resource
+            /// started).
+            stop_resource "stopResource" (key, status_code, kind, size_bytes, attributes, timing)
+                "key: string, statusCode: number, kind: ResourceKind, sizeBytes?: number, attributes?: Attributes, timing?: ResourceTiming"
                 -> "void";
+            /// The resource `key` failed without a response (a transport error): records an error of
+            /// source `network` naming the request (`error.resource`, status 0) instead of the
+            /// resource. Everything called before it is processed first, as for `addError`.
+            stop_resource_with_error "stopResourceWithError" (key, message, error_type, attributes)
+                "key: string, message: string, errorType?: string, attributes?: Attributes" -> "void";
+            /// Records a long task on the current view: the JS thread was busy for `durationMs`
+            /// (a frozen frame from 700 ms). `startedAt` (ms since the Unix epoch) when the task's start
+            /// is known; otherwise it started `durationMs` before the call.
+            add_long_task "addLongTask" (duration_ms, attributes, started_at)
+                "durationMs: number, attributes?: Attributes, startedAt?: number" -> "void";
+            /// Records a cold start's time to initial display (the `app_launch` vital, `ttid`):
+            /// `durationMs` from the process start, `startedAt` (ms since the Unix epoch), to the first
+            /// page's first frame.
+            add_app_launch "addAppLaunch" (duration_ms, started_at, attributes)
+                "durationMs: number, startedAt: number, attributes?: Attributes" -> "void";
             /// Records a named timing on the current view: `view.custom_timings[name]`, ns since the view
             /// started (a later call with the same name replaces it).
             add_timing "addTiming" (name) "name: string" -> "void";

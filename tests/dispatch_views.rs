@@ -162,7 +162,13 @@ fn kill_9_costs_at_most_the_view_updates_of_one_interval() {
             no_attrs(),
         );
         h.d.call(
-            EventKind::StopResource { key: format!("r{i}"), status_code: 200, kind: ResourceKind::Xhr, size: None },
+            EventKind::StopResource {
+                key: format!("r{i}"),
+                status_code: 200,
+                kind: ResourceKind::Xhr,
+                size: None,
+                timing: None,
+            },
             no_attrs(),
         );
         run_turns(&mut h.d);

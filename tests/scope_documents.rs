@@ -26,7 +26,13 @@ fn start_resource(key: &str) -> EventKind {
 }
 
 fn stop_resource(key: &str) -> EventKind {
-    EventKind::StopResource { key: key.into(), status_code: 200, kind: ResourceKind::Fetch, size: Some(512) }
+    EventKind::StopResource {
+        key: key.into(),
+        status_code: 200,
+        kind: ResourceKind::Fetch,
+        size: Some(512),
+        timing: None,
+    }
 }
 
 fn check_common(v: &Value, ty: &str, date: i64) {
@@ -130,7 +136,13 @@ fn absent_stack_and_size_are_omitted_not_null() {
     h.d.call(error("no stack"), no_attrs());
     h.d.call(start_resource("r"), no_attrs());
     h.d.call(
-        EventKind::StopResource { key: "r".into(), status_code: 204, kind: ResourceKind::Xhr, size: None },
+        EventKind::StopResource {
+            key: "r".into(),
+            status_code: 204,
+            kind: ResourceKind::Xhr,
+            size: None,
+            timing: None,
+        },
         no_attrs(),
     );
     let docs: Vec<Value> = h.sink.non_view_docs().iter().map(to_json).collect();
@@ -327,4 +339,97 @@ fn global_attributes_past_their_budget_are_not_applied() {
         .collect();
     assert_eq!(keys, [vec!["a"], vec!["a", "b"], vec!["b", "c"]]);
     assert_eq!(h.counters.attributes_refused.get(), 1, "room was made by a smaller value and a remove");
+}
+
+#[test]
+fn a_resource_writes_the_timing_phases_it_was_given() {
+    use rum_native::core::event::{Phase, ResourceTiming};
+    let mut h = harness(1_000, 1_000, 0);
+    h.d.call(start_view("home"), no_attrs());
+    h.d.call(start_resource("r"), no_attrs());
+    let timing = ResourceTiming {
+        dns: Some(Phase { start: 0, duration: 2 * MS }),
+        first_byte: Some(Phase { start: 5 * MS, duration: 10 * MS }),
+        ..ResourceTiming::default()
+    };
+    let stop = EventKind::StopResource {
+        key: "r".into(),
+        status_code: 200,
+        kind: ResourceKind::Native,
+        size: Some(3),
+        timing: Some(Box::new(timing)),
+    };
+    h.d.call(stop, no_attrs());
+    let r = &to_json(&h.sink.non_view_docs()[0])["resource"];
+    assert_eq!(r["dns"], json!({ "start": 0, "duration": 2 * MS }));
+    assert_eq!(r["first_byte"], json!({ "start": 5 * MS, "duration": 10 * MS }));
+    assert!(r.get("connect").is_none() && r.get("ssl").is_none(), "phases not given are absent: {r}");
+}
+
+#[test]
+fn a_failed_resource_is_a_network_error_naming_it_and_counted_as_an_error() {
+    let mut h = harness(1_000, 1_000, 0);
+    h.d.call(start_view("home"), no_attrs());
+    h.d.call(start_resource("r"), attrs(json!({ "phase": "start" })));
+    h.clock.advance(4 * MS);
+    let failed = EventKind::StopResourceWithError {
+        key: "r".into(),
+        message: "Couldn't resolve host name".into(),
+        error_type: Some("2300006".into()),
+    };
+    h.d.call(failed, no_attrs());
+    let docs: Vec<Value> = h.sink.non_view_docs().iter().map(to_json).collect();
+    assert_eq!(docs.len(), 1, "an error and no resource: {docs:?}");
+    let e = &docs[0];
+    assert_eq!(e["type"], "error");
+    assert_eq!(e["date"], WALL_BASE_MS + 4, "dated at the failure");
+    assert_eq!(e["context"]["phase"], "start", "the start's attributes");
+    assert_eq!(
+        (&e["error"]["source"], &e["error"]["category"], &e["error"]["type"]),
+        (&json!("network"), &json!("Network"), &json!("2300006"))
+    );
+    assert_eq!(e["error"]["resource"], json!({ "method": "GET", "status_code": 0, "url": "https://api.example/r" }));
+    let view = to_json(&h.sink.view_docs().pop().expect("a view document"));
+    assert_eq!((&view["view"]["error"], &view["view"]["resource"]), (&json!({ "count": 1 }), &json!({ "count": 0 })));
+    // The key is no longer pending: a late stop pairs with nothing.
+    h.d.call(stop_resource("r"), no_attrs());
+    assert_eq!(h.sink.non_view_docs().len(), 1);
+}
+
+#[test]
+fn long_tasks_are_dated_at_their_start_and_counted_with_frozen_frames_apart() {
+    let mut h = harness(1_000, 1_000, 0);
+    h.d.call(start_view("home"), no_attrs());
+    h.clock.advance(500 * MS);
+    h.d.call(EventKind::LongTask { duration_ns: 150 * MS, start_wall_ms: None }, no_attrs());
+    h.d.call(EventKind::LongTask { duration_ns: 900 * MS, start_wall_ms: Some(WALL_BASE_MS - 2_000) }, no_attrs());
+    let docs: Vec<Value> = h.sink.non_view_docs().iter().map(to_json).collect();
+    assert_eq!(docs[0]["type"], "long_task");
+    assert_eq!(docs[0]["date"], WALL_BASE_MS + 500 - 150, "ended at the call");
+    assert_eq!(
+        (&docs[0]["long_task"]["duration"], &docs[0]["long_task"]["is_frozen_frame"]),
+        (&json!(150 * MS), &json!(false))
+    );
+    assert_eq!(docs[1]["date"], WALL_BASE_MS - 2_000, "the start the reporter gave");
+    assert_eq!(docs[1]["long_task"]["is_frozen_frame"], true);
+    assert_eq!(docs[0]["long_task"]["id"].as_str().map(str::len), Some(36));
+    let view = to_json(&h.sink.view_docs().pop().expect("a view document"));
+    assert_eq!(
+        (&view["view"]["long_task"], &view["view"]["frozen_frame"]),
+        (&json!({ "count": 2 }), &json!({ "count": 1 }))
+    );
+}
+
+#[test]
+fn the_app_launch_is_a_ttid_vital_dated_at_the_process_start() {
+    let mut h = harness(1_000, 1_000, 0);
+    h.d.call(EventKind::AppLaunch { duration_ns: 812 * MS, start_wall_ms: WALL_BASE_MS - 812 }, no_attrs());
+    let v = to_json(&h.sink.non_view_docs()[0]);
+    assert_eq!((&v["type"], &v["date"]), (&json!("vital"), &json!(WALL_BASE_MS - 812)));
+    assert_eq!(v["view"]["name"], LAUNCH_VIEW_NAME, "before the first page: on the launch view");
+    let vital = &v["vital"];
+    assert_eq!(
+        (&vital["type"], &vital["app_launch_metric"], &vital["name"], &vital["duration"]),
+        (&json!("app_launch"), &json!("ttid"), &json!("time_to_initial_display"), &json!(812 * MS))
+    );
 }

@@ -15,7 +15,8 @@ use super::attrs::{Attrs, Merged};
 use super::config::Config;
 use super::context::{AppContext, Connectivity, DisplayField};
 use super::event::{
-    ActionType, Attributes, ErrorDetails, ErrorHandling, ErrorSource, HttpMethod, ResourceKind, UserInfo,
+    ActionType, Attributes, ErrorDetails, ErrorHandling, ErrorSource, HttpMethod, ResourceKind, ResourceTiming,
+    UserInfo,
 };
 use super::ids::Uuid;
 use super::text::Text;
@@ -112,6 +113,10 @@ pub struct ViewDocument {
     /// Crashes on the view (`view.crash.count`).
     pub crash_count: u64,
     pub resource_count: u64,
+    /// `view.long_task.count` (frozen frames included, as the mobile SDKs count them).
+    pub long_task_count: u64,
+    /// `view.frozen_frame.count`: long tasks of at least [`FROZEN_FRAME_NS`].
+    pub frozen_frame_count: u64,
     /// `addTiming(name)`: ns from the view's start to the call, by name (the last call wins).
     /// Shared with the view's scope, copied only when it changes after a document took it.
     pub custom_timings: Arc<CustomTimings>,
@@ -140,6 +145,37 @@ pub struct ErrorDocument {
     pub is_crash: bool,
     /// `type`, `category`, `handling` when the caller gave them (the date is in `common`).
     pub details: Option<Box<ErrorDetails>>,
+    /// `error.resource`: the request a network error failed (`stopResourceWithError`).
+    pub resource: Option<Box<ErrorResource>>,
+}
+
+/// The failed request of a network error; `status_code` 0: no response came.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ErrorResource {
+    pub method: HttpMethod,
+    pub status_code: u16,
+    pub url: String,
+}
+
+/// A long task is a frozen frame from 700 ms on: the mobile SDKs' threshold, which the intake's
+/// frozen-frame figures assume.
+pub const FROZEN_FRAME_NS: u64 = 700_000_000;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LongTaskDocument {
+    pub common: Common,
+    pub view: ViewRef,
+    pub id: Uuid,
+    pub duration_ns: u64,
+}
+
+/// The `app_launch` vital: time to initial display of a cold start (`date` is the process start).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AppLaunchDocument {
+    pub common: Common,
+    pub view: ViewRef,
+    pub id: Uuid,
+    pub duration_ns: u64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -153,6 +189,7 @@ pub struct ResourceDocument {
     pub status_code: u16,
     pub size: Option<u64>,
     pub duration_ns: u64,
+    pub timing: Option<Box<ResourceTiming>>,
 }
 
 /// The `type` of a document.
@@ -162,6 +199,8 @@ pub enum DocumentKind {
     Action,
     Error,
     Resource,
+    LongTask,
+    Vital,
 }
 
 impl DocumentKind {
@@ -171,6 +210,8 @@ impl DocumentKind {
             Self::Action => "action",
             Self::Error => "error",
             Self::Resource => "resource",
+            Self::LongTask => "long_task",
+            Self::Vital => "vital",
         }
     }
 }
@@ -182,6 +223,8 @@ pub enum Document {
     Action(ActionDocument),
     Error(ErrorDocument),
     Resource(ResourceDocument),
+    LongTask(LongTaskDocument),
+    AppLaunch(AppLaunchDocument),
     /// A document an event mapper replaced; written exactly as the mapper returned it.
     Mapped {
         kind: DocumentKind,
@@ -196,18 +239,30 @@ impl Document {
             Self::Action(_) => DocumentKind::Action,
             Self::Error(_) => DocumentKind::Error,
             Self::Resource(_) => DocumentKind::Resource,
+            Self::LongTask(_) => DocumentKind::LongTask,
+            Self::AppLaunch(_) => DocumentKind::Vital,
             Self::Mapped { kind, .. } => *kind,
+        }
+    }
+
+    /// The common fields of a built document (None for a mapped one: it is JSON now).
+    pub fn common(&self) -> Option<&Common> {
+        match self {
+            Self::View(d) => Some(&d.common),
+            Self::Action(d) => Some(&d.common),
+            Self::Error(d) => Some(&d.common),
+            Self::Resource(d) => Some(&d.common),
+            Self::LongTask(d) => Some(&d.common),
+            Self::AppLaunch(d) => Some(&d.common),
+            Self::Mapped { .. } => None,
         }
     }
 
     /// The call-time date, ms (None for a mapped document that removed it).
     pub fn date(&self) -> Option<i64> {
         match self {
-            Self::View(d) => Some(d.common.date),
-            Self::Action(d) => Some(d.common.date),
-            Self::Error(d) => Some(d.common.date),
-            Self::Resource(d) => Some(d.common.date),
             Self::Mapped { value, .. } => value.get("date").and_then(Value::as_i64),
+            d => d.common().map(|c| c.date),
         }
     }
 }
@@ -353,6 +408,13 @@ impl Serialize for ViewBody<'_> {
         m.serialize_entry("error", &Count(d.error_count))?;
         m.serialize_entry("crash", &Count(d.crash_count))?;
         m.serialize_entry("resource", &Count(d.resource_count))?;
+        // Absent until the first one, as the other optional counters of the format.
+        if d.long_task_count > 0 {
+            m.serialize_entry("long_task", &Count(d.long_task_count))?;
+        }
+        if d.frozen_frame_count > 0 {
+            m.serialize_entry("frozen_frame", &Count(d.frozen_frame_count))?;
+        }
         if !d.custom_timings.is_empty() {
             m.serialize_entry("custom_timings", &*d.custom_timings)?;
         }
@@ -429,6 +491,9 @@ impl Serialize for ErrorBody<'_> {
             ErrorHandling::Handled
         });
         m.serialize_entry("handling", &handling)?;
+        if let Some(resource) = &d.resource {
+            m.serialize_entry("resource", resource)?;
+        }
         m.end()
     }
 }
@@ -459,6 +524,59 @@ impl Serialize for ResourceBody<'_> {
             m.serialize_entry("size", &size)?;
         }
         m.serialize_entry("duration", &d.duration_ns)?;
+        for (name, phase) in d.timing.as_deref().map(ResourceTiming::phases).into_iter().flatten() {
+            if let Some(phase) = phase {
+                m.serialize_entry(name, &phase)?;
+            }
+        }
+        m.end()
+    }
+}
+
+impl Serialize for LongTaskDocument {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        common_entries(&mut m, DocumentKind::LongTask, &self.common, None)?;
+        m.serialize_entry("view", &self.view)?;
+        m.serialize_entry("long_task", &LongTaskBody(self))?;
+        m.end()
+    }
+}
+
+struct LongTaskBody<'a>(&'a LongTaskDocument);
+
+impl Serialize for LongTaskBody<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("id", &self.0.id)?;
+        m.serialize_entry("duration", &self.0.duration_ns)?;
+        m.serialize_entry("is_frozen_frame", &(self.0.duration_ns >= FROZEN_FRAME_NS))?;
+        m.end()
+    }
+}
+
+impl Serialize for AppLaunchDocument {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        common_entries(&mut m, DocumentKind::Vital, &self.common, None)?;
+        m.serialize_entry("view", &self.view)?;
+        m.serialize_entry("vital", &AppLaunchBody(self))?;
+        m.end()
+    }
+}
+
+struct AppLaunchBody<'a>(&'a AppLaunchDocument);
+
+/// What the mobile SDKs write for a cold start's first frame (`time_to_initial_display`).
+impl Serialize for AppLaunchBody<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(6))?;
+        m.serialize_entry("id", &self.0.id)?;
+        m.serialize_entry("type", "app_launch")?;
+        m.serialize_entry("name", "time_to_initial_display")?;
+        m.serialize_entry("app_launch_metric", "ttid")?;
+        m.serialize_entry("duration", &self.0.duration_ns)?;
+        m.serialize_entry("startup_type", "cold_start")?;
         m.end()
     }
 }
@@ -470,6 +588,8 @@ impl Serialize for Document {
             Self::Action(d) => d.serialize(s),
             Self::Error(d) => d.serialize(s),
             Self::Resource(d) => d.serialize(s),
+            Self::LongTask(d) => d.serialize(s),
+            Self::AppLaunch(d) => d.serialize(s),
             Self::Mapped { value, .. } => value.serialize(s),
         }
     }

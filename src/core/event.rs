@@ -64,6 +64,27 @@ pub enum EventKind {
         status_code: u16,
         kind: ResourceKind,
         size: Option<u64>,
+        timing: Option<Box<ResourceTiming>>,
+    },
+    /// The resource `key` failed without a response (a transport error): an error of source
+    /// `network` naming the resource, instead of a resource document.
+    StopResourceWithError {
+        key: String,
+        message: String,
+        error_type: Option<String>,
+    },
+    /// The JS thread was busy for `duration_ns` (a main-thread turn over the reporter's
+    /// threshold). `start_wall_ms` when the reporter knows when it began (a system event
+    /// delivered later); otherwise it began `duration_ns` before the call.
+    LongTask {
+        duration_ns: u64,
+        start_wall_ms: Option<i64>,
+    },
+    /// A cold start's time to initial display: from the process start (`start_wall_ms`) to the
+    /// first frame of the first page.
+    AppLaunch {
+        duration_ns: u64,
+        start_wall_ms: i64,
     },
     AddTiming {
         name: String,
@@ -89,7 +110,12 @@ impl EventKind {
     pub fn drains_queue(&self) -> bool {
         matches!(
             self,
-            Self::Error { .. } | Self::SetUser(_) | Self::SetConsent(_) | Self::StopSession | Self::KeepAlive
+            Self::Error { .. }
+                | Self::StopResourceWithError { .. }
+                | Self::SetUser(_)
+                | Self::SetConsent(_)
+                | Self::StopSession
+                | Self::KeepAlive
         )
     }
 
@@ -103,6 +129,9 @@ impl EventKind {
             Self::Error { .. } => "addError",
             Self::StartResource { .. } => "startResource",
             Self::StopResource { .. } => "stopResource",
+            Self::StopResourceWithError { .. } => "stopResourceWithError",
+            Self::LongTask { .. } => "addLongTask",
+            Self::AppLaunch { .. } => "addAppLaunch",
             Self::AddTiming { .. } => "addTiming",
             Self::AddAttribute { .. } => "addAttribute",
             Self::RemoveAttribute { .. } => "removeAttribute",
@@ -130,6 +159,69 @@ pub struct ErrorDetails {
     pub is_crash: bool,
     /// `date`: when the error happened, ms since the Unix epoch; without it, the call's time.
     pub date_ms: Option<i64>,
+}
+
+/// A resource's timing breakdown as the RUM event format records it (`resource.redirect`, `dns`,
+/// `connect`, `ssl`, `first_byte`, `download`): each phase that happened, ns since the resource
+/// started.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResourceTiming {
+    pub redirect: Option<Phase>,
+    pub dns: Option<Phase>,
+    pub connect: Option<Phase>,
+    pub ssl: Option<Phase>,
+    pub first_byte: Option<Phase>,
+    pub download: Option<Phase>,
+}
+
+/// One phase of a resource: when it started (ns after the resource started) and how long it took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Phase {
+    pub start: u64,
+    pub duration: u64,
+}
+
+/// The phases of [`ResourceTiming`] in the order the interface and the handover list them,
+/// with their JS names.
+pub const TIMING_PHASES: [&str; 6] = ["redirect", "dns", "connect", "ssl", "firstByte", "download"];
+
+/// Longest duration taken (a resource phase or its start, a long task, a launch), ms: a day. None
+/// lasts longer; a larger figure is a caller's unit mistake (ns, or an epoch time), refused.
+pub const MAX_DURATION_MS: f64 = 86_400_000.0;
+
+impl ResourceTiming {
+    /// Builds a timing from each phase's `(start, duration)` in ms, in [`TIMING_PHASES`] order.
+    /// A value that is not a finite number from 0 to [`MAX_DURATION_MS`] is refused with the
+    /// phase's name and the reason.
+    pub fn from_ms(phases: [Option<(f64, f64)>; 6]) -> Result<Self, String> {
+        let mut out = [None; 6];
+        for (i, phase) in phases.into_iter().enumerate() {
+            let Some((start, duration)) = phase else { continue };
+            for (what, v) in [("start", start), ("duration", duration)] {
+                if !(v.is_finite() && (0.0..=MAX_DURATION_MS).contains(&v)) {
+                    return Err(format!(
+                        "{}.{what} must be a number of ms from 0 to {MAX_DURATION_MS} (got {v})",
+                        TIMING_PHASES[i]
+                    ));
+                }
+            }
+            out[i] = Some(Phase { start: (start * 1e6) as u64, duration: (duration * 1e6) as u64 });
+        }
+        let [redirect, dns, connect, ssl, first_byte, download] = out;
+        Ok(Self { redirect, dns, connect, ssl, first_byte, download })
+    }
+
+    /// Each phase with its RUM format name.
+    pub fn phases(&self) -> [(&'static str, Option<Phase>); 6] {
+        [
+            ("redirect", self.redirect),
+            ("dns", self.dns),
+            ("connect", self.connect),
+            ("ssl", self.ssl),
+            ("first_byte", self.first_byte),
+            ("download", self.download),
+        ]
+    }
 }
 
 /// The user in force; `extra` lands beside id/name/email in `usr`.

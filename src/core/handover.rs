@@ -17,10 +17,12 @@
 //! | 1 | `startView` | key, name, attributes |
 //! | 2 | `stopView` | key, attributes |
 //! | 3 | `startResource` | key, method, url, attributes |
-//! | 4 | `stopResource` | key, statusCode, kind, sizeBytes, attributes |
+//! | 4 | `stopResource` | key, statusCode, kind, sizeBytes, attributes, timing |
 //! | 5 | `addTiming` | name |
 //!
-//! Attributes are an object or `null`; `sizeBytes` a number or `null`. The JS side has already
+//! Attributes are an object or `null`; `sizeBytes` a number or `null`; `timing` is `null` or the
+//! resource's phases flat, `[start, duration]` in ms for each of redirect, dns, connect, ssl,
+//! firstByte and download in that order (12 elements; a phase that did not happen is two `null`s). The JS side has already
 //! refused every bad argument at its call, so text that breaks these rules is not a host's mistake
 //! but a caller of `ingest` that is not the facade: it is refused whole, and nothing is recorded.
 
@@ -31,7 +33,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::attrs::Attrs;
-use super::event::{ActionType, EventKind, HttpMethod, ResourceKind};
+use super::event::{ActionType, EventKind, HttpMethod, ResourceKind, ResourceTiming};
 
 /// One handed-over call: how long before the handover it was made, and what it was.
 #[derive(Debug, PartialEq)]
@@ -154,7 +156,12 @@ impl<'de> Visitor<'de> for CallSeed {
                             as u64,
                     ),
                 };
-                (EventKind::StopResource { key, status_code, kind, size }, attrs(next("attributes")?)?)
+                let attrs = attrs(next("attributes")?)?;
+                let timing = match next("timing")? {
+                    Field::Null => None,
+                    f => Some(Box::new(f.timing().map_err(|why| at(&format!("timing {why}")))?)),
+                };
+                (EventKind::StopResource { key, status_code, kind, size, timing }, attrs)
             }
             5 if code == 5.0 => (EventKind::AddTiming { name: text(next("name")?, "name")? }, Attrs::default()),
             _ => return Err(at(&format!("unknown code {code}"))),
@@ -251,6 +258,25 @@ impl Field<'_> {
         }
     }
 
+    /// `[start, duration, ...]` for the six phases, as the module doc lists them.
+    fn timing(self) -> Result<ResourceTiming, String> {
+        let Field::Raw(raw) = self else { return Err("must be null or an array".to_owned()) };
+        let flat: Vec<Option<f64>> =
+            serde_json::from_str(raw.get()).map_err(|_| "must be an array of numbers and nulls".to_owned())?;
+        if flat.len() != 12 {
+            return Err(format!("has {} elements, not 12", flat.len()));
+        }
+        let mut phases = [None; 6];
+        for (i, pair) in flat.chunks_exact(2).enumerate() {
+            phases[i] = match (pair[0], pair[1]) {
+                (None, None) => None,
+                (Some(start), Some(duration)) => Some((start, duration)),
+                _ => return Err("gives a phase's start without its duration, or the other way".to_owned()),
+            };
+        }
+        ResourceTiming::from_ms(phases)
+    }
+
     fn text(self, max: usize) -> Result<String, String> {
         match self {
             Field::String(s) if s.len() <= max => Ok(s),
@@ -279,11 +305,12 @@ impl Field<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::event::Phase;
 
     #[test]
     fn calls_come_out_in_order_with_their_ages_and_attributes_as_written() {
         let text = r#"[1000.5,[0,990.5,"tap","buy",{"n":1,"s":"a\"b"}],[1,1000.5,"k","Home",null],
-            [4,1000,"r",200,"xhr",null,null],[5,999,"ready"]]"#;
+            [4,1000,"r",200,"xhr",null,null,null],[5,999,"ready"]]"#;
         let calls = parse(text, 1024).unwrap();
         assert_eq!(calls.len(), 4);
         assert_eq!(calls[0].age_ns, 10_000_000);
@@ -305,6 +332,27 @@ mod tests {
     }
 
     #[test]
+    fn a_resource_timing_keeps_the_phases_given_in_ns() {
+        let text = r#"[1,[4,1,"r",200,"native",10,null,[null,null,0,1.5,1.5,2,null,null,3.5,4,7.5,0.25]]]"#;
+        let calls = parse(text, 1024).unwrap();
+        let EventKind::StopResource { timing: Some(t), size: Some(10), .. } = &calls[0].kind else {
+            panic!("{:?}", calls[0].kind)
+        };
+        let phase = |start, duration| Some(Phase { start, duration });
+        assert_eq!(
+            **t,
+            ResourceTiming {
+                redirect: None,
+                dns: phase(0, 1_500_000),
+                connect: phase(1_500_000, 2_000_000),
+                ssl: None,
+                first_byte: phase(3_500_000, 4_000_000),
+                download: phase(7_500_000, 250_000),
+            }
+        );
+    }
+
+    #[test]
     fn a_stamp_after_now_is_age_zero() {
         let calls = parse(r#"[5,[2,9,"k",null]]"#, 64).unwrap();
         assert_eq!(calls[0].age_ns, 0);
@@ -319,8 +367,12 @@ mod tests {
             (r#"[1,[9,1]]"#, "unknown code"),
             (r#"[1,[0.5,1]]"#, "unknown code"),
             (r#"[1,[2,1,"k",null,5]]"#, "more elements"),
-            (r#"[1,[4,1,"r",1000,"xhr",null,null]]"#, "statusCode"),
-            (r#"[1,[4,1,"r",200,"xhr",-1,null]]"#, "sizeBytes"),
+            (r#"[1,[4,1,"r",1000,"xhr",null,null,null]]"#, "statusCode"),
+            (r#"[1,[4,1,"r",200,"xhr",-1,null,null]]"#, "sizeBytes"),
+            (r#"[1,[4,1,"r",200,"xhr",null,null,[1,2]]]"#, "2 elements, not 12"),
+            (r#"[1,[4,1,"r",200,"xhr",null,null,[1,null,0,0,0,0,0,0,0,0,0,0]]]"#, "start without its duration"),
+            (r#"[1,[4,1,"r",200,"xhr",null,null,[null,null,-1,2,0,0,0,0,0,0,0,0]]]"#, "dns.start must be"),
+            (r#"[1,[4,1,"r",200,"xhr",null,null,{"dns":1}]]"#, "timing must be an array"),
             (r#"[1,[2,"x","k",null]]"#, "stamp"),
             (r#"[1,[2,1,"k"]]"#, "has no attributes"),
             (r#"[1,[0,1,"tap","a",{"k":"0123456789"}]]"#, "eventMaxBytes"),

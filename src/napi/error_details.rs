@@ -8,7 +8,7 @@ use super::js::Value;
 use crate::core::event::{ErrorCategory, ErrorDetails, ErrorHandling};
 
 /// The latest `date` accepted, ms since the Unix epoch: the largest time a JS `Date` holds.
-const MAX_DATE_MS: f64 = 8.64e15;
+pub const MAX_DATE_MS: f64 = 8.64e15;
 
 /// What an error carries beyond message, source and stack (fields of the RUM event format's
 /// `error`); every field is optional.

@@ -27,6 +27,7 @@ mod options;
 mod pipeline;
 mod scheduler;
 mod stats;
+mod timing;
 
 use napi_ohos::bindgen_prelude::*;
 

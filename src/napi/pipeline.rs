@@ -20,7 +20,7 @@ use napi_ohos::bindgen_prelude::*;
 
 use super::args::{ArgError, ArgResult, Args, Field, Sub};
 use super::clock::HostClock;
-use super::error_details::read_error_details;
+use super::error_details::{read_error_details, MAX_DATE_MS};
 use super::js::{Instances, Js, Value, Visitor, Wrapped};
 use super::lifecycle::{is_fresh_receiver, Teardown};
 use super::mapper::JsMapper;
@@ -28,6 +28,7 @@ use super::options::{read_connectivity, BindingPipelineOptions};
 use super::scheduler::{HostDispatcher, HostScheduler, TimerTarget};
 use super::stats::{BindingPipelineStats, Sources};
 use super::throw;
+use super::timing::{duration_ms, read_timing};
 use crate::core::attrs::Attrs;
 use crate::core::config::{Config, TrackingConsent, MAX_ACTIONS_PER_CALL};
 use crate::core::dispatch::{Dispatcher, HandoverAt, Inbox};
@@ -336,6 +337,7 @@ impl BindingPipeline {
         kind: Value<'e>,
         size_bytes: Value<'e>,
         attributes: Value<'e>,
+        timing: Value<'e>,
     ) -> Result<()> {
         if self.untracked() {
             return Ok(());
@@ -345,7 +347,63 @@ impl BindingPipeline {
             let status_code = r.integer(status_code, "statusCode", 0.0, 999.0)? as u16;
             let kind = r.enumerated(kind, "kind", ResourceKind::parse, ResourceKind::ALL)?;
             let size = r.opt_integer(size_bytes, "sizeBytes", 0.0, 9_007_199_254_740_991.0)?;
-            Ok((EventKind::StopResource { key, status_code, kind, size }, self.attrs(r, attributes)?))
+            let attrs = self.attrs(r, attributes)?;
+            let timing = read_timing(r, timing)?;
+            Ok((EventKind::StopResource { key, status_code, kind, size, timing }, attrs))
+        })
+    }
+
+    pub fn stop_resource_with_error<'e>(
+        &'e self,
+        js: Js<'e>,
+        key: Value<'e>,
+        message: Value<'e>,
+        error_type: Value<'e>,
+        attributes: Value<'e>,
+    ) -> Result<()> {
+        if self.untracked() {
+            return Ok(());
+        }
+        self.record(js, "stopResourceWithError", |r| {
+            let key = self.text(r, key, "key")?;
+            let message = self.text(r, message, "message")?;
+            let error_type = self.opt_text(r, error_type, "errorType")?;
+            Ok((EventKind::StopResourceWithError { key, message, error_type }, self.attrs(r, attributes)?))
+        })
+    }
+
+    pub fn add_long_task<'e>(
+        &'e self,
+        js: Js<'e>,
+        duration: Value<'e>,
+        attributes: Value<'e>,
+        started_at: Value<'e>,
+    ) -> Result<()> {
+        if self.untracked() {
+            return Ok(());
+        }
+        self.record(js, "addLongTask", |r| {
+            let duration_ns = (duration_ms(r, duration, "durationMs")? * 1e6) as u64;
+            let attrs = self.attrs(r, attributes)?;
+            let start_wall_ms = r.opt_integer(started_at, "startedAt", 0.0, MAX_DATE_MS)?.map(|d| d as i64);
+            Ok((EventKind::LongTask { duration_ns, start_wall_ms }, attrs))
+        })
+    }
+
+    pub fn add_app_launch<'e>(
+        &'e self,
+        js: Js<'e>,
+        duration: Value<'e>,
+        started_at: Value<'e>,
+        attributes: Value<'e>,
+    ) -> Result<()> {
+        if self.untracked() {
+            return Ok(());
+        }
+        self.record(js, "addAppLaunch", |r| {
+            let duration_ns = (duration_ms(r, duration, "durationMs")? * 1e6) as u64;
+            let start_wall_ms = r.integer(started_at, "startedAt", 0.0, MAX_DATE_MS)? as i64;
+            Ok((EventKind::AppLaunch { duration_ns, start_wall_ms }, self.attrs(r, attributes)?))
         })
     }
 

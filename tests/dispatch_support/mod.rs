@@ -220,7 +220,7 @@ impl TestSink {
         self.docs().into_iter().filter(|d| d.kind() == DocumentKind::View).collect()
     }
 
-    /// Kinds in order, as `v`/`a`/`e`/`r`/`m` (mapped) and `C` for a consent change.
+    /// Kinds in order, as `v`/`a`/`e`/`r`/`l` (long task)/`L` (launch)/`m` (mapped) and `C` for a consent change.
     pub fn shape(&self) -> String {
         self.records()
             .iter()
@@ -230,6 +230,8 @@ impl TestSink {
                 Record::Doc(Document::Action(_)) => 'a',
                 Record::Doc(Document::Error(_)) => 'e',
                 Record::Doc(Document::Resource(_)) => 'r',
+                Record::Doc(Document::LongTask(_)) => 'l',
+                Record::Doc(Document::AppLaunch(_)) => 'L',
                 Record::Doc(Document::Mapped { .. }) => 'm',
             })
             .collect()
@@ -405,22 +407,12 @@ pub fn event(seq: u64, mono_ns: u64, kind: EventKind) -> Event {
 
 /// The user id a document carries.
 pub fn usr_id(d: &Document) -> Option<String> {
-    let common = match d {
-        Document::View(v) => &v.common,
-        Document::Action(a) => &a.common,
-        Document::Error(e) => &e.common,
-        Document::Resource(r) => &r.common,
-        Document::Mapped { .. } => return None,
-    };
-    common.usr.as_ref().and_then(|u| u.id.clone())
+    d.common()?.usr.as_ref().and_then(|u| u.id.clone())
 }
 
 pub fn session_of(d: &Document) -> String {
     match d {
-        Document::View(v) => v.common.session_id.to_string(),
-        Document::Action(a) => a.common.session_id.to_string(),
-        Document::Error(e) => e.common.session_id.to_string(),
-        Document::Resource(r) => r.common.session_id.to_string(),
         Document::Mapped { value, .. } => value["session"]["id"].as_str().unwrap_or_default().to_owned(),
+        d => d.common().map(|c| c.session_id.to_string()).unwrap_or_default(),
     }
 }

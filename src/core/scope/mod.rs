@@ -119,8 +119,17 @@ impl Scopes {
                 self.add_error(&at, message, source, stack, is_crash, details, attrs, out)
             }
             EventKind::StartResource { key, method, url } => self.start_resource(&at, key, method, url, attrs),
-            EventKind::StopResource { key, status_code, kind, size } => {
-                self.stop_resource(&at, key, status_code, kind, size, attrs, out)
+            EventKind::StopResource { key, status_code, kind, size, timing } => {
+                self.stop_resource(&at, key, status_code, kind, size, timing, attrs, out)
+            }
+            EventKind::StopResourceWithError { key, message, error_type } => {
+                self.fail_resource(&at, key, message, error_type, attrs, out)
+            }
+            EventKind::LongTask { duration_ns, start_wall_ms } => {
+                self.add_long_task(&at, duration_ns, start_wall_ms, attrs, out)
+            }
+            EventKind::AppLaunch { duration_ns, start_wall_ms } => {
+                self.add_app_launch(&at, duration_ns, start_wall_ms, attrs, out)
             }
         }
     }

@@ -4,11 +4,12 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use super::views::ViewScope;
 use super::{At, Scopes};
 use crate::core::attrs::Attrs;
 use crate::core::config::MAX_PENDING_RESOURCES_PER_VIEW;
-use crate::core::document::{Document, ResourceDocument};
-use crate::core::event::{HttpMethod, ResourceKind};
+use crate::core::document::{Document, ErrorDocument, ErrorResource, ResourceDocument, ViewRef};
+use crate::core::event::{ErrorCategory, ErrorDetails, ErrorSource, HttpMethod, ResourceKind, ResourceTiming};
 use crate::core::ids::Uuid;
 
 #[derive(Clone, Debug)]
@@ -64,9 +65,61 @@ impl Scopes {
         status_code: u16,
         kind: ResourceKind,
         size: Option<u64>,
+        timing: Option<Box<ResourceTiming>>,
         attrs: Attrs,
         out: &mut Vec<Document>,
     ) {
+        let Some(Ended { p, view, session_id }) = self.end_resource(at, &key, |v| v.resource_count += 1) else {
+            return;
+        };
+        let common = self.common(p.start_wall_ms, session_id, p.attrs.merged(attrs));
+        out.push(Document::Resource(ResourceDocument {
+            common,
+            view,
+            id: p.id,
+            kind,
+            url: p.url,
+            method: p.method,
+            status_code,
+            size,
+            duration_ns: at.mono_ns.saturating_sub(p.start_mono_ns),
+            timing,
+        }));
+    }
+
+    /// `stopResourceWithError`: the request failed without a response. Instead of a resource, an
+    /// error of source `network` naming it (`error.resource`, status 0, as the mobile SDKs report
+    /// a transport failure), counted on the resource's view, at the time of the failure.
+    pub(super) fn fail_resource(
+        &mut self,
+        at: &At,
+        key: String,
+        message: String,
+        error_type: Option<String>,
+        attrs: Attrs,
+        out: &mut Vec<Document>,
+    ) {
+        let Some(Ended { p, view, session_id }) = self.end_resource(at, &key, |v| v.error_count += 1) else {
+            return;
+        };
+        let common = self.common(at.wall_ms, session_id, p.attrs.merged(attrs));
+        let details = ErrorDetails { error_type, category: Some(ErrorCategory::Network), ..ErrorDetails::default() };
+        out.push(Document::Error(ErrorDocument {
+            common,
+            view,
+            id: self.ids.uuid(),
+            message,
+            source: ErrorSource::Network,
+            stack: None,
+            is_crash: false,
+            details: Some(Box::new(details)),
+            resource: Some(Box::new(ErrorResource { method: p.method, status_code: 0, url: p.url })),
+        }));
+    }
+
+    /// Takes the newest pending start of `key` off its view, where `count` counts its outcome;
+    /// None when none is pending (counted) or its session is untracked.
+    fn end_resource(&mut self, at: &At, key: &str, count: impl FnOnce(&mut ViewScope)) -> Option<Ended> {
         // Closes an expired session first, but a stop never starts one: the resource
         // belongs to the view (and session) it started in.
         self.live_session(at);
@@ -78,30 +131,22 @@ impl Scopes {
             .find_map(|(i, v)| v.pending.iter().position(|p| p.key == key).map(|pos| (i, pos)));
         let Some((i, pos)) = found else {
             self.counters.resources_unmatched.incr();
-            return;
+            return None;
         };
-        let Some(v) = self.views.get_mut(i) else { return };
-        let Some(p) = v.pending.remove(pos) else { return };
-        v.resource_count += 1;
+        let v = self.views.get_mut(i)?;
+        let p = v.pending.remove(pos)?;
+        count(v);
         let (view, session_id, tracked) = (v.view.clone(), Arc::clone(&v.session_id), v.tracked);
         self.touch(i, at);
-        if !tracked {
-            return;
-        }
-        let merged = p.attrs.merged(attrs);
-        let common = self.common(p.start_wall_ms, session_id, merged);
-        out.push(Document::Resource(ResourceDocument {
-            common,
-            view,
-            id: p.id,
-            kind,
-            url: p.url,
-            method: p.method,
-            status_code,
-            size,
-            duration_ns: at.mono_ns.saturating_sub(p.start_mono_ns),
-        }));
+        tracked.then_some(Ended { p, view, session_id })
     }
+}
+
+/// A resource taken off its view: its start, and the view and session it belongs to.
+struct Ended {
+    p: PendingResource,
+    view: ViewRef,
+    session_id: Arc<str>,
 }
 
 /// Pending resources of one view, oldest first.

@@ -12,7 +12,8 @@ use crate::core::coalesce::{DirtyMark, Moment, Verdict, ViewPolicy};
 use crate::core::config::MAX_STOPPED_VIEWS_WITH_PENDING;
 use crate::core::context::Connectivity;
 use crate::core::document::{
-    ActionDocument, Common, CustomTimings, Document, ErrorDocument, Identity, ViewDocument, ViewRef,
+    ActionDocument, AppLaunchDocument, Common, CustomTimings, Document, ErrorDocument, Identity, LongTaskDocument,
+    ViewDocument, ViewRef, FROZEN_FRAME_NS,
 };
 use crate::core::event::{ActionType, Attributes, ErrorDetails, ErrorSource, UserInfo};
 use crate::core::ids::Uuid;
@@ -38,6 +39,8 @@ pub(super) struct ViewScope {
     pub(super) error_count: u64,
     pub(super) crash_count: u64,
     pub(super) resource_count: u64,
+    pub(super) long_task_count: u64,
+    pub(super) frozen_frame_count: u64,
     /// startView's attributes, then stopView's merged over them.
     pub(super) attrs: Attrs,
     /// User and global attributes in force at the last event that touched the view: its document
@@ -73,6 +76,8 @@ impl ViewScope {
             error_count: self.error_count,
             crash_count: self.crash_count,
             resource_count: self.resource_count,
+            long_task_count: self.long_task_count,
+            frozen_frame_count: self.frozen_frame_count,
             custom_timings: Arc::clone(&self.custom_timings),
         })
     }
@@ -180,7 +185,53 @@ impl Scopes {
             common.date = date;
         }
         let is_crash = is_crash || details.as_ref().is_some_and(|d| d.is_crash);
-        out.push(Document::Error(ErrorDocument { common, view, id, message, source, stack, is_crash, details }));
+        out.push(Document::Error(ErrorDocument {
+            common,
+            view,
+            id,
+            message,
+            source,
+            stack,
+            is_crash,
+            details,
+            resource: None,
+        }));
+    }
+
+    /// A long task: counted on the active view (a frozen frame on both counters, as the mobile
+    /// SDKs count them), dated at its start.
+    pub(super) fn add_long_task(
+        &mut self,
+        at: &At,
+        duration_ns: u64,
+        start_wall_ms: Option<i64>,
+        attrs: Attrs,
+        out: &mut Vec<Document>,
+    ) {
+        let count = |v: &mut ViewScope| {
+            v.long_task_count += 1;
+            if duration_ns >= FROZEN_FRAME_NS {
+                v.frozen_frame_count += 1;
+            }
+        };
+        let Some((mut common, view, id)) = self.on_view(at, attrs, count) else { return };
+        common.date = start_wall_ms.unwrap_or_else(|| at.wall_ms - (duration_ns / 1_000_000) as i64);
+        out.push(Document::LongTask(LongTaskDocument { common, view, id, duration_ns }));
+    }
+
+    /// The app launch vital, on the active view (the launch view before the first page's), dated
+    /// at the process start.
+    pub(super) fn add_app_launch(
+        &mut self,
+        at: &At,
+        duration_ns: u64,
+        start_wall_ms: i64,
+        attrs: Attrs,
+        out: &mut Vec<Document>,
+    ) {
+        let Some((mut common, view, id)) = self.on_view(at, attrs, |_| {}) else { return };
+        common.date = start_wall_ms;
+        out.push(Document::AppLaunch(AppLaunchDocument { common, view, id, duration_ns }));
     }
 
     pub(super) fn active_index(&self) -> Option<usize> {
@@ -263,6 +314,8 @@ impl Scopes {
             error_count: 0,
             crash_count: 0,
             resource_count: 0,
+            long_task_count: 0,
+            frozen_frame_count: 0,
             attrs,
             usr: None,
             connectivity: None,

@@ -65,8 +65,15 @@ pub(crate) fn weigh(doc: &Document) -> u64 {
     let own = match doc {
         Document::View(v) => common(&v.common),
         Document::Action(a) => common(&a.common) + a.target_name.heap_bytes(),
-        Document::Error(e) => common(&e.common) + e.message.len() + e.stack.as_ref().map_or(0, String::len),
+        Document::Error(e) => {
+            common(&e.common)
+                + e.message.len()
+                + e.stack.as_ref().map_or(0, String::len)
+                + e.resource.as_ref().map_or(0, |r| r.url.len())
+        }
         Document::Resource(r) => common(&r.common) + r.url.len(),
+        Document::LongTask(l) => common(&l.common),
+        Document::AppLaunch(a) => common(&a.common),
         Document::Mapped { value, .. } => value_weight(value),
     };
     (size_of::<Document>() + own) as u64

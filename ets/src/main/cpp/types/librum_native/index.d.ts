@@ -372,6 +372,19 @@ export interface PipelineStats {
   batchesPending: number
 }
 
+/**
+ * A resource's timing breakdown (the RUM event format's `resource.dns`, `connect`, ...): the
+ * phases that happened, each `{ start, duration }` in ms since the resource started.
+ */
+export interface ResourceTiming {
+  redirect?: TimingPhase
+  dns?: TimingPhase
+  connect?: TimingPhase
+  ssl?: TimingPhase
+  firstByte?: TimingPhase
+  download?: TimingPhase
+}
+
 /** A RUM pipeline on this JS thread: capture, adaptive dispatch, coalescing, batch writer. */
 export declare class RumPipeline {
   constructor(options: PipelineOptions)
@@ -399,8 +412,30 @@ export declare class RumPipeline {
   markCrash(message: string, stack?: string, details?: ErrorDetails): boolean
   /** Starts a resource (a network request) identified by `key`. */
   startResource(key: string, method: string, url: string, attributes?: Attributes): void
-  /** Stops the resource `key` and records it. */
-  stopResource(key: string, statusCode: number, kind: ResourceKind, sizeBytes?: number, attributes?: Attributes): void
+  /**
+   * Stops the resource `key` and records it; `timing` adds its breakdown (dns, connect, ssl,
+   * first byte, download, redirect: each `{ start, duration }` in ms since the resource
+   * started).
+   */
+  stopResource(key: string, statusCode: number, kind: ResourceKind, sizeBytes?: number, attributes?: Attributes, timing?: ResourceTiming): void
+  /**
+   * The resource `key` failed without a response (a transport error): records an error of
+   * source `network` naming the request (`error.resource`, status 0) instead of the
+   * resource. Everything called before it is processed first, as for `addError`.
+   */
+  stopResourceWithError(key: string, message: string, errorType?: string, attributes?: Attributes): void
+  /**
+   * Records a long task on the current view: the JS thread was busy for `durationMs`
+   * (a frozen frame from 700 ms). `startedAt` (ms since the Unix epoch) when the task's start
+   * is known; otherwise it started `durationMs` before the call.
+   */
+  addLongTask(durationMs: number, attributes?: Attributes, startedAt?: number): void
+  /**
+   * Records a cold start's time to initial display (the `app_launch` vital, `ttid`):
+   * `durationMs` from the process start, `startedAt` (ms since the Unix epoch), to the first
+   * page's first frame.
+   */
+  addAppLaunch(durationMs: number, startedAt: number, attributes?: Attributes): void
   /**
    * Records a named timing on the current view: `view.custom_timings[name]`, ns since the view
    * started (a later call with the same name replaces it).
@@ -485,6 +520,12 @@ export declare class RumPipeline {
    * 0 means nothing to send.
    */
   pendingBatches(): number
+}
+
+/** One phase of a request: when it started, ms after the resource started, and how long it took. */
+export interface TimingPhase {
+  start: number
+  duration: number
 }
 
 /** `display.viewport` of the RUM event format, pixels. */
