@@ -145,6 +145,8 @@ pub fn view(seq: u64, view_id: &str, version: u64) -> Document {
         error_count: 0,
         crash_count: 0,
         resource_count: 0,
+        long_task_count: 0,
+        frozen_frame_count: 0,
         custom_timings: Default::default(),
     })
 }
