@@ -22,6 +22,8 @@ const SCHEMA_OF_TYPE = {
   error: 'rum/error-schema.json',
   resource: 'rum/resource-schema.json',
   long_task: 'rum/long_task-schema.json',
+  // The only vital the pipeline writes: the app launch (ttid).
+  vital: 'rum/vital-app-launch-schema.json',
 };
 
 function schemaFiles(dir, out = []) {

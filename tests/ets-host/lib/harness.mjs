@@ -79,15 +79,24 @@ export async function demoScenario(t, name, applicationId) {
  */
 export function fakeContext(filesDir, applicationFilesDir = filesDir) {
   const listeners = new Set();
+  const lifecycles = new Map();
+  let nextLifecycle = 1;
   const applicationContext = {
     filesDir: applicationFilesDir,
     on(type, callback) {
+      if (type === 'abilityLifecycle') {
+        lifecycles.set(nextLifecycle, callback);
+        return nextLifecycle++;
+      }
       if (type !== 'applicationStateChange') {
         throw new TypeError(`unexpected event ${type}`);
       }
       listeners.add(callback);
     },
     off(type, callback) {
+      if (type === 'abilityLifecycle') {
+        return lifecycles.delete(callback) ? Promise.resolve() : Promise.reject(new Error('no such callback'));
+      }
       if (callback === undefined) {
         listeners.clear();
       } else {
@@ -102,6 +111,9 @@ export function fakeContext(filesDir, applicationFilesDir = filesDir) {
     filesDir,
     getApplicationContext: () => applicationContext,
     listenerCount: () => listeners.size,
+    lifecycleCount: () => lifecycles.size,
+    /** A UIAbility's window stage was made, as ApplicationContext's abilityLifecycle reports it. */
+    windowStageCreate: (ability, windowStage) => lifecycles.forEach((l) => l.onWindowStageCreate(ability, windowStage)),
     background: () => listeners.forEach((l) => l.onApplicationBackground()),
     foreground: () => listeners.forEach((l) => l.onApplicationForeground())
   };

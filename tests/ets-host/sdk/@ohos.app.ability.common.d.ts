@@ -1,3 +1,4 @@
+import AbilityLifecycleCallback from './@ohos.app.ability.AbilityLifecycleCallback';
 /* Stand-in for the SDK's api/@ohos.app.ability.common.d.ts and application/*Context.d.ts (subset). */
 import ApplicationStateChangeCallback from './@ohos.app.ability.ApplicationStateChangeCallback';
 
@@ -16,6 +17,8 @@ declare class Context extends BaseContext {
 }
 
 declare class ApplicationContext extends Context {
+  on(type: 'abilityLifecycle', callback: AbilityLifecycleCallback): number;
+  off(type: 'abilityLifecycle', callbackId: number): Promise<void>;
   on(type: 'applicationStateChange', callback: ApplicationStateChangeCallback): void;
   off(type: 'applicationStateChange', callback?: ApplicationStateChangeCallback): void;
 }

@@ -9,6 +9,11 @@ declare namespace errorManager {
   function off(type: 'error', observerId: number): Promise<void>;
   function on(type: 'unhandledRejection', observer: UnhandledRejectionObserver): void;
   function off(type: 'unhandledRejection', observer?: UnhandledRejectionObserver): void;
+  function on(type: 'loopObserver', timeout: number, observer: LoopObserver): void;
+  function off(type: 'loopObserver', observer?: LoopObserver): void;
+  export interface LoopObserver {
+    onLoopTimeOut?(timeout: number): void;
+  }
   export type ErrorObserver = ErrorObserverClass;
   export type UnhandledRejectionObserver = (reason: Error | any, promise: Promise<any>) => void;
 }

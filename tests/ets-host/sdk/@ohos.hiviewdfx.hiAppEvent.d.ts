@@ -14,6 +14,7 @@ declare namespace hiAppEvent {
   namespace event {
     const APP_CRASH: string;
     const APP_FREEZE: string;
+    const MAIN_THREAD_JANK: string;
   }
 
   interface AppEventInfo {

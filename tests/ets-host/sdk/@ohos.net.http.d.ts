@@ -61,6 +61,20 @@ declare namespace http {
     responseCode: ResponseCode | number;
     header: Object;
     cookies: string;
+    performanceTiming: PerformanceTiming;
+  }
+  /** ms from the request's start to the end of each step. */
+  export interface PerformanceTiming {
+    dnsTiming: number;
+    tcpTiming: number;
+    tlsTiming: number;
+    firstSendTiming: number;
+    firstReceiveTiming: number;
+    totalFinishTiming: number;
+    redirectTiming: number;
+    responseHeaderTiming: number;
+    responseBodyTiming: number;
+    totalTiming: number;
   }
 }
 

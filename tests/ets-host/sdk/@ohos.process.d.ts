@@ -5,6 +5,8 @@ declare namespace process {
   }
   /** CPU time of the process since it started, ms. */
   function getPastCpuTime(): number;
+  /** ms after boot (deep sleep left out) at which the process started. */
+  function getStartRealtime(): number;
 }
 
 export default process;

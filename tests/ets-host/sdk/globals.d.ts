@@ -23,3 +23,24 @@ declare interface ExpectedFrameRateRange {
   max: number;
   expected: number;
 }
+
+/** ArkUI's resource reference ($r(...)) and string-or-resource (global/resource.d.ts, component/units.d.ts). */
+declare interface Resource {
+  readonly id: number;
+  readonly type: number;
+  readonly params?: Object[];
+  readonly bundleName: string;
+  readonly moduleName: string;
+}
+declare type ResourceStr = string | Resource;
+
+/** ArkUI's click event (component/common.d.ts): the fields the HAR reads. */
+declare interface EventTarget {
+  id?: string;
+}
+declare interface ClickEvent {
+  target: EventTarget;
+  timestamp: number;
+  x: number;
+  y: number;
+}

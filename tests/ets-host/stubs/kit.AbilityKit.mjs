@@ -42,6 +42,7 @@ export const bundleManager = {
 export class ApplicationStateChangeCallback {}
 export const AbilityConstant = {};
 export class UIAbility {}
+export class AbilityLifecycleCallback {}
 export class Want {}
 
 // errorManager — keeps what the facade registers; tests fire it through `errorManager.host`:
@@ -53,6 +54,14 @@ export class Want {}
 const errorHost = {
   errorObservers: new Map(),
   rejectionObservers: new Set(),
+  /** 'loopObserver' registrations: { timeout, observer }. */
+  loopObservers: [],
+  /** A main-thread turn of `ms` just ended: each loop observer whose threshold it passed hears it. */
+  slowTurn(ms) {
+    for (const { timeout, observer } of [...this.loopObservers]) {
+      if (ms > timeout) observer.onLoopTimeOut?.(ms);
+    }
+  },
   nextId: 1,
   /** Set to make `on` throw, as it does off the main thread (16200001 / 401). */
   onError: null,
@@ -74,6 +83,7 @@ const errorHost = {
   reset() {
     this.errorObservers.clear();
     this.rejectionObservers.clear();
+    this.loopObservers = [];
     this.onError = null;
   },
 };
@@ -93,6 +103,14 @@ export const errorManager = {
       errorHost.rejectionObservers.add(observer);
       return undefined;
     }
+    if (type === 'loopObserver') {
+      const [timeout, loop] = [observer, arguments[2]];
+      if (typeof timeout !== 'number' || !(timeout > 0) || typeof loop !== 'object') {
+        throw Object.assign(new Error('Parameter error'), { code: 401 });
+      }
+      errorHost.loopObservers.push({ timeout, observer: loop });
+      return undefined;
+    }
     throw Object.assign(new Error(`Parameter error: ${type}`), { code: 401 });
   },
   off(type, idOrObserver) {
@@ -105,6 +123,10 @@ export const errorManager = {
     if (type === 'unhandledRejection') {
       if (idOrObserver === undefined) errorHost.rejectionObservers.clear();
       else errorHost.rejectionObservers.delete(idOrObserver);
+      return undefined;
+    }
+    if (type === 'loopObserver') {
+      errorHost.loopObservers = errorHost.loopObservers.filter((o) => idOrObserver !== undefined && o.observer !== idOrObserver);
       return undefined;
     }
     throw Object.assign(new Error(`Parameter error: ${type}`), { code: 401 });

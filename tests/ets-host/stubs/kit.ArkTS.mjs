@@ -114,4 +114,8 @@ const getPastCpuTime = () => {
   return (user + system) / 1000;
 };
 
-export const process = { ProcessManager, getPastCpuTime, host: processHost };
+// getStartRealtime — ms after boot at which this process started, on the clock systemDateTime's
+// getUptime stands in with (process.hrtime), so their difference is the process's age.
+const getStartRealtime = () => Number(globalThis.process.hrtime.bigint()) / 1e6 - globalThis.process.uptime() * 1000;
+
+export const process = { ProcessManager, getPastCpuTime, getStartRealtime, host: processHost };

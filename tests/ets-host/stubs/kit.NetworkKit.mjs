@@ -1,7 +1,8 @@
 // Run-time stand-in for @kit.NetworkKit:
 //   http       — over node:http / node:https, with the SDK's request options (method, header,
 //                extraData, timeouts, expectDataType) and response fields (responseCode, result,
-//                header);
+//                header, performanceTiming measured on the socket: cumulative ms as the
+//                platform gives them);
 //   connection — a default network a test drives through `connection.host`: getDefaultNetSync /
 //                getNetCapabilitiesSync read it (netId 0: none), createNetConnection() objects
 //                take on(...) listeners and register / unregister (callbacks a microtask later,
@@ -79,6 +80,19 @@ class HttpRequest {
       }
       const req = lib.request(target, { method: options.method ?? RequestMethod.GET, headers });
       this.inFlight.add(req);
+      // performanceTiming as the platform measures it: ms from the start to the end of each step.
+      const t0 = performance.now();
+      const since = () => performance.now() - t0;
+      const timing = {
+        dnsTiming: 0, tcpTiming: 0, tlsTiming: 0, firstSendTiming: 0, firstReceiveTiming: 0, totalFinishTiming: 0,
+        redirectTiming: 0, responseHeaderTiming: 0, responseBodyTiming: 0, totalTiming: 0
+      };
+      req.on('socket', (socket) => {
+        socket.once('lookup', () => { timing.dnsTiming = since(); });
+        socket.once('connect', () => { timing.tcpTiming = since(); });
+        socket.once('secureConnect', () => { timing.tlsTiming = since(); });
+      });
+      req.on('finish', () => { timing.firstSendTiming = since(); });
       const timeout = options.readTimeout ?? 60000;
       req.setTimeout(timeout, () => req.destroy(businessError(2300028, 'timeout')));
       req.on('error', (e) => {
@@ -86,9 +100,14 @@ class HttpRequest {
         reject(e.code === 2300028 ? e : businessError(2300007, `couldn't connect to ${url}: ${e.message}`));
       });
       req.on('response', (res) => {
+        timing.firstReceiveTiming = since();
+        timing.responseHeaderTiming = timing.firstReceiveTiming;
         const chunks = [];
         res.on('data', (c) => chunks.push(c));
         res.on('end', () => {
+          timing.totalFinishTiming = since();
+          timing.responseBodyTiming = timing.totalFinishTiming;
+          timing.totalTiming = timing.totalFinishTiming;
           this.inFlight.delete(req);
           const all = Buffer.concat(chunks);
           const result = options.expectDataType === HttpDataType.ARRAY_BUFFER
@@ -99,7 +118,8 @@ class HttpRequest {
             resultType: options.expectDataType ?? HttpDataType.STRING,
             responseCode: res.statusCode,
             header: res.headers,
-            cookies: ''
+            cookies: '',
+            performanceTiming: timing
           });
         });
         res.on('error', (e) => reject(businessError(2300056, e.message)));

@@ -55,7 +55,7 @@ const appEventHost = {
 export const hiAppEvent = {
   EventType: { FAULT: 1, STATISTIC: 2, SECURITY: 3, BEHAVIOR: 4 },
   domain: { OS: 'OS' },
-  event: { APP_CRASH: 'APP_CRASH', APP_FREEZE: 'APP_FREEZE' },
+  event: { APP_CRASH: 'APP_CRASH', APP_FREEZE: 'APP_FREEZE', MAIN_THREAD_JANK: 'MAIN_THREAD_JANK' },
   addWatcher(watcher) {
     if (typeof watcher?.name !== 'string') throw Object.assign(new Error('Parameter error'), { code: 401 });
     appEventHost.watchers = appEventHost.watchers.filter((w) => w.name !== watcher.name);
