@@ -4,7 +4,6 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::views::ViewScope;
 use super::{At, Scopes};
 use crate::core::attrs::Attrs;
 use crate::core::config::MAX_PENDING_RESOURCES_PER_VIEW;
@@ -69,7 +68,7 @@ impl Scopes {
         attrs: Attrs,
         out: &mut Vec<Document>,
     ) {
-        let Some(Ended { p, view, session_id }) = self.end_resource(at, &key, |v| v.resource_count += 1) else {
+        let Some(Ended { p, view, session_id }) = self.end_resource(at, &key, Outcome::Loaded) else {
             return;
         };
         let common = self.common(p.start_wall_ms, session_id, p.attrs.merged(attrs));
@@ -99,7 +98,7 @@ impl Scopes {
         attrs: Attrs,
         out: &mut Vec<Document>,
     ) {
-        let Some(Ended { p, view, session_id }) = self.end_resource(at, &key, |v| v.error_count += 1) else {
+        let Some(Ended { p, view, session_id }) = self.end_resource(at, &key, Outcome::Failed) else {
             return;
         };
         let common = self.common(at.wall_ms, session_id, p.attrs.merged(attrs));
@@ -117,9 +116,9 @@ impl Scopes {
         }));
     }
 
-    /// Takes the newest pending start of `key` off its view, where `count` counts its outcome;
-    /// None when none is pending (counted) or its session is untracked.
-    fn end_resource(&mut self, at: &At, key: &str, count: impl FnOnce(&mut ViewScope)) -> Option<Ended> {
+    /// Takes the newest pending start of `key` off its view, where its outcome is counted; None
+    /// when none is pending (counted) or its session is untracked.
+    fn end_resource(&mut self, at: &At, key: &str, outcome: Outcome) -> Option<Ended> {
         // Closes an expired session first, but a stop never starts one: the resource
         // belongs to the view (and session) it started in.
         self.live_session(at);
@@ -135,11 +134,20 @@ impl Scopes {
         };
         let v = self.views.get_mut(i)?;
         let p = v.pending.remove(pos)?;
-        count(v);
+        match outcome {
+            Outcome::Loaded => v.resource_count += 1,
+            Outcome::Failed => v.error_count += 1,
+        }
         let (view, session_id, tracked) = (v.view.clone(), Arc::clone(&v.session_id), v.tracked);
         self.touch(i, at);
         tracked.then_some(Ended { p, view, session_id })
     }
+}
+
+/// How a resource ended: what its view counts.
+enum Outcome {
+    Loaded,
+    Failed,
 }
 
 /// A resource taken off its view: its start, and the view and session it belongs to.
