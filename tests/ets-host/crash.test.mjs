@@ -40,6 +40,8 @@ function launch(t, dir, options = {}) {
     source: 'android',
     keepAliveIntervalMs: 0,
     connectivityTracking: false,
+    // Crash reporting alone: automatic capture's watchers and observers are its own tests'.
+    autoCapture: false,
     ...options
   });
   t.after(() => m.stop());
