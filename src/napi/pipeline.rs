@@ -329,6 +329,7 @@ impl BindingPipeline {
         })
     }
 
+    #[allow(clippy::too_many_arguments)] // one per JS argument, as the interface lists them
     pub fn stop_resource<'e>(
         &'e self,
         js: Js<'e>,
