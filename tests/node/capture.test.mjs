@@ -60,9 +60,9 @@ test('a bad argument in the middle of a burst throws at its call and records not
   const buffered = calls.stats().buffered;
   assert.throws(() => calls.addAction('custom', 'bad', { n: NaN }), { name: 'RangeError', message: 'addAction: attributes.n must be finite, got NaN' });
   assert.throws(() => calls.addAction('poke', 'bad'), { name: 'RangeError', message: /^addAction: type must be one of tap, .*got "poke"$/ });
-  assert.throws(() => calls.addAction('tap', 7), { name: 'TypeError', message: 'addAction: name must be a string, got number' });
-  assert.throws(() => calls.addAction('tap', 'bad', { deep: { f: () => 1 } }), { name: 'TypeError', message: 'addAction: attributes.deep.f cannot be function: attribute values must be JSON-like' });
-  assert.throws(() => calls.addAction('tap', 'bad', { list: [1, Symbol('s')] }), { name: 'TypeError', message: /^addAction: attributes\.list\[1\] cannot be symbol/ });
+  assert.throws(() => calls.addAction('tap', 7), { name: 'TypeError', message: 'addAction: name must be a string, got a number' }); // the native call's message
+  assert.throws(() => calls.addAction('tap', 'bad', { deep: { f: () => 1 } }), { name: 'TypeError', message: 'addAction: attributes.deep.f cannot be a function: attribute values must be JSON-like' });
+  assert.throws(() => calls.addAction('tap', 'bad', { list: [1, Symbol('s')] }), { name: 'TypeError', message: /^addAction: attributes\.list\[1\] cannot be a symbol/ });
   assert.throws(() => calls.addAction('tap', 'bad', [1]), { name: 'TypeError', message: 'addAction: attributes must be an object of attributes, got an array' });
   assert.throws(() => calls.stopResource('r', 1000, 'xhr'), { name: 'RangeError', message: /^stopResource: statusCode must be an integer from 0 to 999/ });
   const cyclic = { a: 1 };
@@ -245,4 +245,37 @@ test('every kind of document made from buffered calls validates against the RUM 
   assert.deepEqual([...new Set(docs.map((d) => d.type))].sort(), ['action', 'resource', 'view']);
   const errors = docs.flatMap((d, i) => v.validate(d).map((e) => `#${i} (${d.type}): ${e}`));
   assert.deepEqual(errors, []);
+});
+
+test('a resource timing: the buffer refuses what the native call refuses, with its message, and hands the rest over in ns', (t) => {
+  const { p, calls } = captured(t);
+  const bad = [
+    { dns: { start: -1, duration: 2 } },
+    { ssl: { start: 0, duration: NaN } },
+    { connect: { start: '0', duration: 2 } },
+    { firstByte: 5 },
+    { download: { start: 0, duration: 86400001 } },
+    7
+  ];
+  p.startView('v', 'V');
+  for (const timing of bad) {
+    p.startResource('direct', 'GET', 'https://x.example/');
+    let native;
+    try {
+      p.stopResource('direct', 200, 'native', undefined, undefined, timing);
+    } catch (e) {
+      native = e;
+    }
+    assert.ok(native, `the native call refuses ${JSON.stringify(timing)}`);
+    assert.throws(() => calls.stopResource('r', 200, 'native', undefined, undefined, timing),
+      { name: native.name, message: native.message });
+  }
+  calls.startView('v2', 'V2');
+  calls.startResource('r', 'GET', 'https://x.example/ok', undefined);
+  calls.stopResource('r', 200, 'native', 10, undefined, { dns: { start: 0, duration: 1.5 }, download: { start: 3, duration: 0.25 } });
+  calls.handOverAll();
+  p.flush();
+  const [r] = ofType(docsOf(p), 'resource').filter((d) => d.resource.url.endsWith('/ok'));
+  assert.deepEqual([r.resource.dns, r.resource.download], [{ start: 0, duration: 1500000 }, { start: 3000000, duration: 250000 }]);
+  assert.equal(r.resource.connect, undefined);
 });
