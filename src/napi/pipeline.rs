@@ -28,7 +28,7 @@ use super::options::{read_connectivity, BindingPipelineOptions};
 use super::scheduler::{HostDispatcher, HostScheduler, TimerTarget};
 use super::stats::{BindingPipelineStats, Sources};
 use super::throw;
-use super::timing::{duration_ms, read_timing};
+use super::timing::{duration_ns, read_timing};
 use crate::core::attrs::Attrs;
 use crate::core::config::{Config, TrackingConsent, MAX_ACTIONS_PER_CALL};
 use crate::core::dispatch::{Dispatcher, HandoverAt, Inbox};
@@ -384,7 +384,7 @@ impl BindingPipeline {
             return Ok(());
         }
         self.record(js, "addLongTask", |r| {
-            let duration_ns = (duration_ms(r, duration, "durationMs")? * 1e6) as u64;
+            let duration_ns = duration_ns(r, duration, "durationMs")?;
             let attrs = self.attrs(r, attributes)?;
             let start_wall_ms = r.opt_integer(started_at, "startedAt", 0.0, MAX_DATE_MS)?.map(|d| d as i64);
             Ok((EventKind::LongTask { duration_ns, start_wall_ms }, attrs))
@@ -402,7 +402,7 @@ impl BindingPipeline {
             return Ok(());
         }
         self.record(js, "addAppLaunch", |r| {
-            let duration_ns = (duration_ms(r, duration, "durationMs")? * 1e6) as u64;
+            let duration_ns = duration_ns(r, duration, "durationMs")?;
             let start_wall_ms = r.integer(started_at, "startedAt", 0.0, MAX_DATE_MS)? as i64;
             Ok((EventKind::AppLaunch { duration_ns, start_wall_ms }, self.attrs(r, attributes)?))
         })

@@ -38,6 +38,11 @@ pub fn duration_ms(r: &Args<'_>, v: Value<'_>, arg: impl std::fmt::Display + Cop
     Ok(ms)
 }
 
+/// A duration given in ms ([`duration_ms`]), in whole ns.
+pub fn duration_ns(r: &Args<'_>, v: Value<'_>, arg: impl std::fmt::Display + Copy) -> ArgResult<u64> {
+    Ok((duration_ms(r, v, arg)? * 1e6) as u64)
+}
+
 /// Reads `timing` (undefined or null: none).
 pub fn read_timing(r: &Args<'_>, v: Value<'_>) -> ArgResult<Option<Box<ResourceTiming>>> {
     if r.is_nullish(v) {
