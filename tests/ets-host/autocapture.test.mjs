@@ -3,9 +3,13 @@
 // and the documents it produced are read back from the batches and checked against the RUM event
 // format's schemas. Each test fails with its observer left unregistered.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { SCHEMAS_MISSING_NOTE, schemaValidator } from '../shared/schema.mjs';
+import { findSdk } from './lib/sdk.mjs';
 import { drainBatches, fakeContext, importStub, loadFacade, startIntake, tempDir } from './lib/harness.mjs';
 
 let h;
@@ -293,4 +297,50 @@ test('stop() unregisters every observer', async (t) => {
   m.stop();
   assert.deepEqual(ui.counts(), { routerPageUpdate: 0, navDestinationUpdate: 0, tabContentUpdate: 0, didClick: 0 });
   assert.equal(errorHost.loopObservers.length, 0);
+});
+
+/** Members of `name` (an interface or class) in the real SDK's observer declarations: { member: optional }. */
+function declaredMembers(sdkEtsDir, file, name) {
+  const ts = createRequire(import.meta.url)('typescript');
+  const text = readFileSync(join(sdkEtsDir, 'api', file), 'utf8');
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const members = {};
+  const visit = (node) => {
+    if ((ts.isInterfaceDeclaration(node) || ts.isClassDeclaration(node)) && node.name?.text === name) {
+      for (const m of node.members) {
+        if (m.name && (ts.isPropertySignature(m) || ts.isPropertyDeclaration(m))) members[m.name.text] = Boolean(m.questionToken);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return members;
+}
+
+test('the observers are driven with the info objects the real SDK declares', async (t) => {
+  const sdk = findSdk();
+  if (sdk === null) {
+    t.skip('no HarmonyOS SDK (../shared/ohos-sdk or RUM_OHOS_SDK): the stand-ins are checked by typecheck only');
+    return;
+  }
+  ui.reset();
+  const seen = {};
+  const { uiObserver } = await importStub('kit.ArkUI.mjs');
+  for (const type of ['routerPageUpdate', 'navDestinationUpdate', 'tabContentUpdate']) {
+    uiObserver.on(type, (info) => (seen[type] = info));
+  }
+  ui.routerPage('pages/Index', R.SHOW, { pageId: '1' });
+  ui.navDestination('Detail', N.SHOWN);
+  ui.tabContent('home', T.SHOW);
+  for (const [type, name] of [['routerPageUpdate', 'RouterPageInfo'], ['navDestinationUpdate', 'NavDestinationInfo'],
+    ['tabContentUpdate', 'TabContentInfo']]) {
+    const declared = declaredMembers(sdk.etsDir, '@ohos.arkui.observer.d.ts', name);
+    assert.ok(Object.keys(declared).length > 3, `${name} found in the SDK`);
+    const given = Object.keys(seen[type]);
+    for (const [member, optional] of Object.entries(declared)) {
+      if (!optional) assert.ok(given.includes(member), `${name}.${member} is given`);
+    }
+    for (const member of given) assert.ok(member in declared, `${name} declares ${member}`);
+  }
+  ui.reset();
 });
