@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { SCHEMAS_MISSING_NOTE, schemaValidator } from '../shared/schema.mjs';
 import { findSdk } from './lib/sdk.mjs';
-import { drainBatches, fakeContext, importStub, loadFacade, startIntake, tempDir } from './lib/harness.mjs';
+import { demoScenario, drainBatches, fakeContext, importStub, loadFacade, startIntake, tempDir } from './lib/harness.mjs';
 
 let h;
 let ui;
@@ -106,6 +106,7 @@ test('router pages, a Navigation inside one and Tabs give one active view at a t
   assert.ok(views[0].view.time_spent >= 4e6, `the first page was active ~5 ms: ${views[0].view.time_spent} ns`);
   assert.ok(views[1].view.time_spent >= 4e6, `the destination ~5 ms: ${views[1].view.time_spent} ns`);
   assert.notEqual(views[0].view.id, views[2].view.id, 'coming back to a page is a new view');
+  assert.equal(m.autoCaptureStats().views, 6, 'autoCaptureStats counts the views started');
   assertValid(docs);
 });
 
@@ -130,6 +131,7 @@ test('taps are tap actions named by the component id, else its type; views: fals
   const actions = docs.filter((d) => d.type === 'action');
   assert.deepEqual(actions.map((a) => [a.action.type, a.action.target.name]),
     [['tap', 'buy_button'], ['tap', 'row_3'], ['tap', 'Image']]);
+  assert.deepEqual([m.autoCaptureStats().taps, m.autoCaptureStats().views], [3, 0]);
   assert.ok(actions.every((a) => a.view.url === 'home'), 'on the host-started view: no automatic page view');
   assertValid(docs);
 });
@@ -197,6 +199,7 @@ test('a request through monitor.http is a resource with status, size and its tim
   }
   assert.ok(ok.resource.download.start >= ok.resource.first_byte.start, 'phases in order');
   assert.equal(ok.view.url, 'pages/Index');
+  assert.equal(m.autoCaptureStats().requests, 2);
   assertValid(docs);
 });
 
@@ -212,6 +215,7 @@ test('a request that fails without a response is a network error naming it; reso
   assert.deepEqual([errors[0].error.source, errors[0].error.category, errors[0].error.type],
     ['network', 'Network', '2300007']);
   assert.deepEqual(errors[0].error.resource, { method: 'GET', status_code: 0, url });
+  assert.deepEqual([m.autoCaptureStats().requests, m.autoCaptureStats().requestsFailed], [0, 1]);
   assertValid(docs);
 
   const off = await monitor(t, { resources: false });
@@ -251,6 +255,7 @@ test('slow main-thread turns are long tasks; a jank event for the same block is 
   assert.deepEqual(tasks.map((d) => [d.long_task.duration, d.long_task.is_frozen_frame]),
     [[300e6, false], [900e6, true], [200e6, false]]);
   assert.equal(tasks[2].date, end - 60000, 'the jank event keeps its own start');
+  assert.equal(m.autoCaptureStats().longTasks, 3);
   const view = finalViews(docs).pop();
   assert.deepEqual([view.view.long_task, view.view.frozen_frame], [{ count: 3 }, { count: 1 }]);
   assertValid(docs);
@@ -278,6 +283,7 @@ test('the launch is recorded once, at the first frame after the first page, as t
   assert.deepEqual([v.vital.type, v.vital.app_launch_metric, v.vital.name], ['app_launch', 'ttid', 'time_to_initial_display']);
   assert.ok(v.vital.duration > 0 && v.vital.duration <= age * 1e6 + 1e6, `${v.vital.duration} ns vs process age ${age} ms`);
   assert.ok(Math.abs(v.date - (Date.now() - age)) < 1000, 'dated at the process start');
+  assert.ok(Math.abs(m.autoCaptureStats().launchMs * 1e6 - v.vital.duration) < 1e3, 'autoCaptureStats().launchMs');
   assertValid(docs);
 });
 
@@ -343,4 +349,16 @@ test('the observers are driven with the info objects the real SDK declares', asy
     for (const member of given) assert.ok(member in declared, `${name} declares ${member}`);
   }
   ui.reset();
+});
+
+test('the demo\'s request and block helpers, and the counters line it shows', async (t) => {
+  const { scenario, monitor: m } = await demoScenario(t, 'AutoDemo', '4b2f7c1e-9d3a-4e8b-a1c2-3d4e5f6a7b8c');
+  const base = await server(t);
+  assert.equal(await scenario.trackedRequest(m, `${base}/ok`), `${base}/ok: 200`);
+  assert.match(await scenario.trackedRequest(m, base.replace(/:\d+$/, ':1')), /: failed \(/);
+  const t0 = Date.now();
+  scenario.blockUiThread(30);
+  assert.ok(Date.now() - t0 >= 30, 'the block lasts its time');
+  assert.equal(scenario.autoStatsLine(m.autoCaptureStats()),
+    'views 0, taps 0, requests 1 (failed 1), long tasks 0, launch not yet');
 });
