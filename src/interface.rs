@@ -39,11 +39,11 @@ macro_rules! for_each_pipeline_method {
             /// Starts a resource (a network request) identified by `key`.
             start_resource "startResource" (key, method, url, attributes)
                 "key: string, method: string, url: string, attributes?: Attributes" -> "void";
-            /// Stops the resource `key` and records it; `timing` adds its breakdown (dns, connect, ssl,
-            /// first byte, download, redirect: each `{ start, duration }` in ms since the resource
-            /// started).
-            stop_resource "stopResource" (key, status_code, kind, size_bytes, attributes, timing)
-                "key: string, statusCode: number, kind: ResourceKind, sizeBytes?: number, attributes?: Attributes, timing?: ResourceTiming"
+            /// Stops the resource `key` and records it. `details` adds its timing breakdown (dns, connect,
+            /// ssl, first byte, download, redirect: each `{ start, duration }` in ms since the resource
+            /// started) and the ids of the `traceparent` header it carried (`traceId`, `spanId`).
+            stop_resource "stopResource" (key, status_code, kind, size_bytes, attributes, details)
+                "key: string, statusCode: number, kind: ResourceKind, sizeBytes?: number, attributes?: Attributes, details?: ResourceDetails"
                 -> "void";
             /// The resource `key` failed without a response (a transport error): records an error of
             /// source `network` naming the request (`error.resource`, status 0) instead of the

@@ -44,7 +44,7 @@ fn kind() -> impl Strategy<Value = EventKind> {
         1 => key("e", 2).prop_map(|m| error(&m)),
         2 => key("r", 4).prop_map(|key| EventKind::StartResource { key, method: HttpMethod::Get, url: "u".into() }),
         2 => key("r", 4).prop_map(|key| {
-            EventKind::StopResource { key, status_code: 200, kind: ResourceKind::Xhr, size: None, timing: None }
+            EventKind::StopResource { key, status_code: 200, kind: ResourceKind::Xhr, size: None, details: None }
         }),
         1 => (key("k", 2), 0..9i64).prop_map(|(key, v)| EventKind::AddAttribute { key, value: json!(v) }),
         1 => key("k", 2).prop_map(|key| EventKind::RemoveAttribute { key }),

@@ -167,7 +167,7 @@ fn kill_9_costs_at_most_the_view_updates_of_one_interval() {
                 status_code: 200,
                 kind: ResourceKind::Xhr,
                 size: None,
-                timing: None,
+                details: None,
             },
             no_attrs(),
         );

@@ -31,7 +31,7 @@ fn stop_resource(key: &str) -> EventKind {
         status_code: 200,
         kind: ResourceKind::Fetch,
         size: Some(512),
-        timing: None,
+        details: None,
     }
 }
 
@@ -141,7 +141,7 @@ fn absent_stack_and_size_are_omitted_not_null() {
             status_code: 204,
             kind: ResourceKind::Xhr,
             size: None,
-            timing: None,
+            details: None,
         },
         no_attrs(),
     );
@@ -342,8 +342,8 @@ fn global_attributes_past_their_budget_are_not_applied() {
 }
 
 #[test]
-fn a_resource_writes_the_timing_phases_it_was_given() {
-    use rum_native::core::event::{Phase, ResourceTiming};
+fn a_resource_writes_the_timing_phases_and_the_trace_it_was_given() {
+    use rum_native::core::event::{Phase, ResourceDetails, ResourceTiming, TraceIds};
     let mut h = harness(1_000, 1_000, 0);
     h.d.call(start_view("home"), no_attrs());
     h.d.call(start_resource("r"), no_attrs());
@@ -357,10 +357,17 @@ fn a_resource_writes_the_timing_phases_it_was_given() {
         status_code: 200,
         kind: ResourceKind::Native,
         size: Some(3),
-        timing: Some(Box::new(timing)),
+        details: Some(Box::new(ResourceDetails {
+            timing,
+            trace: Some(TraceIds { trace_id: 0x4bf92f3577b34da6a3ce929d0e0e4736, span_id: 0x00f067aa0ba902b7 }),
+        })),
     };
     h.d.call(stop, no_attrs());
-    let r = &to_json(&h.sink.non_view_docs()[0])["resource"];
+    let doc = to_json(&h.sink.non_view_docs()[0]);
+    assert_eq!(doc["_dd"]["trace_id"], "4bf92f3577b34da6a3ce929d0e0e4736", "128-bit hex, as the format takes it");
+    assert_eq!(doc["_dd"]["span_id"], 0x00f067aa0ba902b7u64.to_string(), "decimal");
+    assert_eq!(doc["_dd"]["format_version"], 2, "beside the fields every document has");
+    let r = &doc["resource"];
     assert_eq!(r["dns"], json!({ "start": 0, "duration": 2 * MS }));
     assert_eq!(r["first_byte"], json!({ "start": 5 * MS, "duration": 10 * MS }));
     assert!(r.get("connect").is_none() && r.get("ssl").is_none(), "phases not given are absent: {r}");

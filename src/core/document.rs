@@ -15,8 +15,8 @@ use super::attrs::{Attrs, Merged};
 use super::config::Config;
 use super::context::{AppContext, Connectivity, DisplayField};
 use super::event::{
-    ActionType, Attributes, ErrorDetails, ErrorHandling, ErrorSource, HttpMethod, ResourceKind, ResourceTiming,
-    UserInfo,
+    ActionType, Attributes, ErrorDetails, ErrorHandling, ErrorSource, HttpMethod, ResourceDetails, ResourceKind,
+    ResourceTiming, TraceIds, UserInfo,
 };
 use super::ids::Uuid;
 use super::text::Text;
@@ -189,7 +189,8 @@ pub struct ResourceDocument {
     pub status_code: u16,
     pub size: Option<u64>,
     pub duration_ns: u64,
-    pub timing: Option<Box<ResourceTiming>>,
+    /// Its timing breakdown and trace, when `stopResource` gave them.
+    pub details: Option<Box<ResourceDetails>>,
 }
 
 /// The `type` of a document.
@@ -282,7 +283,17 @@ impl Serialize for SessionField<'_> {
 /// version.
 struct Dd<'a> {
     identity: &'a Identity,
-    document_version: Option<u64>,
+    extra: DdExtra<'a>,
+}
+
+/// What a document's `_dd` carries beyond what every one does.
+#[derive(Clone, Copy)]
+enum DdExtra<'a> {
+    None,
+    /// A view's `document_version`.
+    Version(u64),
+    /// A resource's trace (`trace_id`, `span_id`).
+    Trace(&'a TraceIds),
 }
 
 impl Serialize for Dd<'_> {
@@ -291,8 +302,13 @@ impl Serialize for Dd<'_> {
         m.serialize_entry("format_version", &FORMAT_VERSION)?;
         m.serialize_entry("session", &Plan)?;
         m.serialize_entry("configuration", &SampleRate(self.identity.session_sample_rate))?;
-        if let Some(v) = self.document_version {
-            m.serialize_entry("document_version", &v)?;
+        match self.extra {
+            DdExtra::None => {}
+            DdExtra::Version(v) => m.serialize_entry("document_version", &v)?,
+            DdExtra::Trace(t) => {
+                m.serialize_entry("trace_id", &format!("{:032x}", t.trace_id))?;
+                m.serialize_entry("span_id", &t.span_id.to_string())?;
+            }
         }
         m.end()
     }
@@ -341,12 +357,12 @@ fn common_entries<M: SerializeMap>(
     m: &mut M,
     kind: DocumentKind,
     c: &Common,
-    document_version: Option<u64>,
+    extra: DdExtra<'_>,
 ) -> Result<(), M::Error> {
     let id = &*c.identity;
     m.serialize_entry("type", kind.as_str())?;
     m.serialize_entry("date", &c.date)?;
-    m.serialize_entry("_dd", &Dd { identity: id, document_version })?;
+    m.serialize_entry("_dd", &Dd { identity: id, extra })?;
     m.serialize_entry("application", &Application(id))?;
     m.serialize_entry("session", &SessionField(&c.session_id))?;
     m.serialize_entry("source", &id.source)?;
@@ -377,7 +393,7 @@ fn common_entries<M: SerializeMap>(
 impl Serialize for ViewDocument {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        common_entries(&mut m, DocumentKind::View, &self.common, Some(self.document_version))?;
+        common_entries(&mut m, DocumentKind::View, &self.common, DdExtra::Version(self.document_version))?;
         m.serialize_entry("view", &ViewBody(self))?;
         m.end()
     }
@@ -425,7 +441,7 @@ impl Serialize for ViewBody<'_> {
 impl Serialize for ActionDocument {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        common_entries(&mut m, DocumentKind::Action, &self.common, None)?;
+        common_entries(&mut m, DocumentKind::Action, &self.common, DdExtra::None)?;
         m.serialize_entry("view", &self.view)?;
         m.serialize_entry("action", &ActionBody(self))?;
         m.end()
@@ -457,7 +473,7 @@ impl Serialize for Name<'_> {
 impl Serialize for ErrorDocument {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        common_entries(&mut m, DocumentKind::Error, &self.common, None)?;
+        common_entries(&mut m, DocumentKind::Error, &self.common, DdExtra::None)?;
         m.serialize_entry("view", &self.view)?;
         m.serialize_entry("error", &ErrorBody(self))?;
         m.end()
@@ -501,7 +517,8 @@ impl Serialize for ErrorBody<'_> {
 impl Serialize for ResourceDocument {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        common_entries(&mut m, DocumentKind::Resource, &self.common, None)?;
+        let trace = self.details.as_ref().and_then(|d| d.trace.as_ref());
+        common_entries(&mut m, DocumentKind::Resource, &self.common, trace.map_or(DdExtra::None, DdExtra::Trace))?;
         m.serialize_entry("view", &self.view)?;
         m.serialize_entry("resource", &ResourceBody(self))?;
         m.end()
@@ -524,7 +541,7 @@ impl Serialize for ResourceBody<'_> {
             m.serialize_entry("size", &size)?;
         }
         m.serialize_entry("duration", &d.duration_ns)?;
-        for (name, phase) in d.timing.as_deref().map(ResourceTiming::phases).into_iter().flatten() {
+        for (name, phase) in d.details.as_deref().map(|x| ResourceTiming::phases(&x.timing)).into_iter().flatten() {
             if let Some(phase) = phase {
                 m.serialize_entry(name, &phase)?;
             }
@@ -536,7 +553,7 @@ impl Serialize for ResourceBody<'_> {
 impl Serialize for LongTaskDocument {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        common_entries(&mut m, DocumentKind::LongTask, &self.common, None)?;
+        common_entries(&mut m, DocumentKind::LongTask, &self.common, DdExtra::None)?;
         m.serialize_entry("view", &self.view)?;
         m.serialize_entry("long_task", &LongTaskBody(self))?;
         m.end()
@@ -558,7 +575,7 @@ impl Serialize for LongTaskBody<'_> {
 impl Serialize for AppLaunchDocument {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        common_entries(&mut m, DocumentKind::Vital, &self.common, None)?;
+        common_entries(&mut m, DocumentKind::Vital, &self.common, DdExtra::None)?;
         m.serialize_entry("view", &self.view)?;
         m.serialize_entry("vital", &AppLaunchBody(self))?;
         m.end()

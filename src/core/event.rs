@@ -64,7 +64,7 @@ pub enum EventKind {
         status_code: u16,
         kind: ResourceKind,
         size: Option<u64>,
-        timing: Option<Box<ResourceTiming>>,
+        details: Option<Box<ResourceDetails>>,
     },
     /// The resource `key` failed without a response (a transport error): an error of source
     /// `network` naming the resource, instead of a resource document.
@@ -159,6 +159,51 @@ pub struct ErrorDetails {
     pub is_crash: bool,
     /// `date`: when the error happened, ms since the Unix epoch; without it, the call's time.
     pub date_ms: Option<i64>,
+}
+
+/// What `stopResource` may add to a resource beyond its status, kind and size.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResourceDetails {
+    pub timing: ResourceTiming,
+    /// The trace the request carried (`traceparent`), so the intake links the resource to it.
+    pub trace: Option<TraceIds>,
+}
+
+/// A W3C trace context's ids: written `_dd.trace_id` (128-bit hex) and `_dd.span_id` (decimal),
+/// as the format's trace fields take them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceIds {
+    pub trace_id: u128,
+    pub span_id: u64,
+}
+
+impl TraceIds {
+    /// Hex digits of a `traceparent` header's trace id and span id.
+    pub const TRACE_ID_DIGITS: usize = 32;
+    pub const SPAN_ID_DIGITS: usize = 16;
+
+    /// From the hex of a `traceparent` header, each id checked by [`Self::hex_id`].
+    pub fn from_hex(trace_id: &str, span_id: &str) -> Result<Self, String> {
+        let id = |s: &str, digits: usize, what: &str| {
+            Self::hex_id(s, digits).ok_or_else(|| format!("{what} {}", Self::rule(digits, s)))
+        };
+        Ok(Self {
+            trace_id: id(trace_id, Self::TRACE_ID_DIGITS, "traceId")?,
+            span_id: id(span_id, Self::SPAN_ID_DIGITS, "spanId")? as u64,
+        })
+    }
+
+    /// Exactly `digits` hex digits, not all zeros (W3C calls those invalid).
+    pub fn hex_id(s: &str, digits: usize) -> Option<u128> {
+        let valid = s.len() == digits && s.bytes().all(|b| b.is_ascii_hexdigit());
+        let n = if valid { u128::from_str_radix(s, 16).ok() } else { None };
+        n.filter(|n| *n != 0)
+    }
+
+    /// Why `s` is not an id of `digits` hex digits.
+    pub fn rule(digits: usize, s: &str) -> String {
+        format!("must be {digits} hex digits, not all zeros, got {s:?}")
+    }
 }
 
 /// A resource's timing breakdown as the RUM event format records it (`resource.redirect`, `dns`,

@@ -17,12 +17,13 @@
 //! | 1 | `startView` | key, name, attributes |
 //! | 2 | `stopView` | key, attributes |
 //! | 3 | `startResource` | key, method, url, attributes |
-//! | 4 | `stopResource` | key, statusCode, kind, sizeBytes, attributes, timing |
+//! | 4 | `stopResource` | key, statusCode, kind, sizeBytes, attributes, timing, trace |
 //! | 5 | `addTiming` | name |
 //!
 //! Attributes are an object or `null`; `sizeBytes` a number or `null`; `timing` is `null` or the
 //! resource's phases flat, `[start, duration]` in ms for each of redirect, dns, connect, ssl,
-//! firstByte and download in that order (12 elements; a phase that did not happen is two `null`s). The JS side has already
+//! firstByte and download in that order (12 elements; a phase that did not happen is two `null`s);
+//! `trace` is `null` or `[traceId, spanId]`, the hex of the request's `traceparent`. The JS side has already
 //! refused every bad argument at its call, so text that breaks these rules is not a host's mistake
 //! but a caller of `ingest` that is not the facade: it is refused whole, and nothing is recorded.
 
@@ -33,7 +34,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::attrs::Attrs;
-use super::event::{ActionType, EventKind, HttpMethod, ResourceKind, ResourceTiming};
+use super::event::{ActionType, EventKind, HttpMethod, ResourceDetails, ResourceKind, ResourceTiming, TraceIds};
 
 /// One handed-over call: how long before the handover it was made, and what it was.
 #[derive(Debug, PartialEq)]
@@ -159,9 +160,15 @@ impl<'de> Visitor<'de> for CallSeed {
                 let attrs = attrs(next("attributes")?)?;
                 let timing = match next("timing")? {
                     Field::Null => None,
-                    f => Some(Box::new(f.timing().map_err(|why| at(&format!("timing {why}")))?)),
+                    f => Some(f.timing().map_err(|why| at(&format!("timing {why}")))?),
                 };
-                (EventKind::StopResource { key, status_code, kind, size, timing }, attrs)
+                let trace = match next("trace")? {
+                    Field::Null => None,
+                    f => Some(f.trace().map_err(|why| at(&format!("trace {why}")))?),
+                };
+                let details = (timing.is_some() || trace.is_some())
+                    .then(|| Box::new(ResourceDetails { timing: timing.unwrap_or_default(), trace }));
+                (EventKind::StopResource { key, status_code, kind, size, details }, attrs)
             }
             5 if code == 5.0 => (EventKind::AddTiming { name: text(next("name")?, "name")? }, Attrs::default()),
             _ => return Err(at(&format!("unknown code {code}"))),
@@ -277,6 +284,14 @@ impl Field<'_> {
         ResourceTiming::from_ms(phases)
     }
 
+    /// `[traceId, spanId]` in hex.
+    fn trace(self) -> Result<TraceIds, String> {
+        let Field::Raw(raw) = self else { return Err("must be null or an array".to_owned()) };
+        let ids: (String, String) =
+            serde_json::from_str(raw.get()).map_err(|_| "must be [traceId, spanId], two strings".to_owned())?;
+        TraceIds::from_hex(&ids.0, &ids.1)
+    }
+
     fn text(self, max: usize) -> Result<String, String> {
         match self {
             Field::String(s) if s.len() <= max => Ok(s),
@@ -310,7 +325,7 @@ mod tests {
     #[test]
     fn calls_come_out_in_order_with_their_ages_and_attributes_as_written() {
         let text = r#"[1000.5,[0,990.5,"tap","buy",{"n":1,"s":"a\"b"}],[1,1000.5,"k","Home",null],
-            [4,1000,"r",200,"xhr",null,null,null],[5,999,"ready"]]"#;
+            [4,1000,"r",200,"xhr",null,null,null,null],[5,999,"ready"]]"#;
         let calls = parse(text, 1024).unwrap();
         assert_eq!(calls.len(), 4);
         assert_eq!(calls[0].age_ns, 10_000_000);
@@ -332,15 +347,21 @@ mod tests {
     }
 
     #[test]
-    fn a_resource_timing_keeps_the_phases_given_in_ns() {
-        let text = r#"[1,[4,1,"r",200,"native",10,null,[null,null,0,1.5,1.5,2,null,null,3.5,4,7.5,0.25]]]"#;
+    fn a_resource_keeps_its_timing_phases_in_ns_and_its_trace_ids() {
+        let text = r#"[1,[4,1,"r",200,"native",10,null,[null,null,0,1.5,1.5,2,null,null,3.5,4,7.5,0.25],
+            ["4bf92f3577b34da6a3ce929d0e0e4736","00f067aa0ba902b7"]]]"#;
         let calls = parse(text, 1024).unwrap();
-        let EventKind::StopResource { timing: Some(t), size: Some(10), .. } = &calls[0].kind else {
+        let EventKind::StopResource { details: Some(d), size: Some(10), .. } = &calls[0].kind else {
             panic!("{:?}", calls[0].kind)
         };
+        let t = &d.timing;
+        assert_eq!(
+            d.trace,
+            Some(TraceIds { trace_id: 0x4bf92f3577b34da6a3ce929d0e0e4736, span_id: 0x00f067aa0ba902b7 })
+        );
         let phase = |start, duration| Some(Phase { start, duration });
         assert_eq!(
-            **t,
+            *t,
             ResourceTiming {
                 redirect: None,
                 dns: phase(0, 1_500_000),
@@ -367,12 +388,21 @@ mod tests {
             (r#"[1,[9,1]]"#, "unknown code"),
             (r#"[1,[0.5,1]]"#, "unknown code"),
             (r#"[1,[2,1,"k",null,5]]"#, "more elements"),
-            (r#"[1,[4,1,"r",1000,"xhr",null,null,null]]"#, "statusCode"),
-            (r#"[1,[4,1,"r",200,"xhr",-1,null,null]]"#, "sizeBytes"),
-            (r#"[1,[4,1,"r",200,"xhr",null,null,[1,2]]]"#, "2 elements, not 12"),
-            (r#"[1,[4,1,"r",200,"xhr",null,null,[1,null,0,0,0,0,0,0,0,0,0,0]]]"#, "start without its duration"),
-            (r#"[1,[4,1,"r",200,"xhr",null,null,[null,null,-1,2,0,0,0,0,0,0,0,0]]]"#, "dns.start must be"),
-            (r#"[1,[4,1,"r",200,"xhr",null,null,{"dns":1}]]"#, "timing must be an array"),
+            (r#"[1,[4,1,"r",1000,"xhr",null,null,null,null]]"#, "statusCode"),
+            (r#"[1,[4,1,"r",200,"xhr",-1,null,null,null]]"#, "sizeBytes"),
+            (r#"[1,[4,1,"r",200,"xhr",null,null,[1,2],null]]"#, "2 elements, not 12"),
+            (r#"[1,[4,1,"r",200,"xhr",null,null,[1,null,0,0,0,0,0,0,0,0,0,0],null]]"#, "start without its duration"),
+            (r#"[1,[4,1,"r",200,"xhr",null,null,[null,null,-1,2,0,0,0,0,0,0,0,0],null]]"#, "dns.start must be"),
+            (r#"[1,[4,1,"r",200,"xhr",null,null,{"dns":1},null]]"#, "timing must be an array"),
+            (
+                r#"[1,[4,1,"r",200,"xhr",null,null,null,["00000000000000000000000000000000","00f067aa0ba902b7"]]]"#,
+                "not all zeros",
+            ),
+            (
+                r#"[1,[4,1,"r",200,"xhr",null,null,null,["4bf92f3577b34da6a3ce929d0e0e4736","xyz"]]]"#,
+                "spanId must be 16 hex",
+            ),
+            (r#"[1,[4,1,"r",200,"xhr",null,null,null,"abc"]]"#, "trace must be null or an array"),
             (r#"[1,[2,"x","k",null]]"#, "stamp"),
             (r#"[1,[2,1,"k"]]"#, "has no attributes"),
             (r#"[1,[0,1,"tap","a",{"k":"0123456789"}]]"#, "eventMaxBytes"),

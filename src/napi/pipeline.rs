@@ -28,7 +28,7 @@ use super::options::{read_connectivity, BindingPipelineOptions};
 use super::scheduler::{HostDispatcher, HostScheduler, TimerTarget};
 use super::stats::{BindingPipelineStats, Sources};
 use super::throw;
-use super::timing::{duration_ns, read_timing};
+use super::timing::{duration_ns, read_resource_details};
 use crate::core::attrs::Attrs;
 use crate::core::config::{Config, TrackingConsent, MAX_ACTIONS_PER_CALL};
 use crate::core::dispatch::{Dispatcher, HandoverAt, Inbox};
@@ -338,7 +338,7 @@ impl BindingPipeline {
         kind: Value<'e>,
         size_bytes: Value<'e>,
         attributes: Value<'e>,
-        timing: Value<'e>,
+        details: Value<'e>,
     ) -> Result<()> {
         if self.untracked() {
             return Ok(());
@@ -349,8 +349,8 @@ impl BindingPipeline {
             let kind = r.enumerated(kind, "kind", ResourceKind::parse, ResourceKind::ALL)?;
             let size = r.opt_integer(size_bytes, "sizeBytes", 0.0, 9_007_199_254_740_991.0)?;
             let attrs = self.attrs(r, attributes)?;
-            let timing = read_timing(r, timing)?;
-            Ok((EventKind::StopResource { key, status_code, kind, size, timing }, attrs))
+            let details = read_resource_details(r, details)?;
+            Ok((EventKind::StopResource { key, status_code, kind, size, details }, attrs))
         })
     }
 

@@ -163,9 +163,11 @@ test('a burst of 3,700 automatic taps lands whole and in order, through the capt
   assert.equal(names[3699], 'item_3699');
 });
 
-/** A loopback server: /ok answers 200 with a body, anything else 404. */
+/** A loopback server: /ok answers 200 with a body, anything else 404; `seen` keeps each request's headers. */
+const seen = [];
 async function server(t) {
   const s = createServer((req, res) => {
+    seen.push(req.headers);
     if (req.url === '/ok') {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '11' });
       setTimeout(() => res.end('{"ok":true}'), 5);
@@ -361,4 +363,28 @@ test('the demo\'s request and block helpers, and the counters line it shows', as
   assert.ok(Date.now() - t0 >= 30, 'the block lasts its time');
   assert.equal(scenario.autoStatsLine(m.autoCaptureStats()),
     'views 0, taps 0, requests 1 (failed 1), long tasks 0, launch not yet');
+});
+
+test('requests to the traceHosts carry a traceparent header, and their resource the same ids', async (t) => {
+  const m = await monitor(t, { traceHosts: ['127.0.0.1'] });
+  const other = await monitor(t);
+  const base = await server(t);
+  seen.length = 0;
+  const header = { 'x-app': 'kept' };
+  const options = { header };
+  await m.http.request(`${base}/ok`, options);
+  await other.http.request(`${base}/ok`);
+  assert.equal(seen.length, 2);
+  const sent = seen[0].traceparent;
+  assert.match(sent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+  assert.equal(seen[0]['x-app'], 'kept', 'the app\'s headers are sent too');
+  assert.deepEqual(header, { 'x-app': 'kept' }, 'the app\'s header object is not changed');
+  assert.equal(seen[1].traceparent, undefined, 'a host not listed gets no header');
+  const [, traceId, spanId] = sent.split('-');
+  const docs = documents(m);
+  const [r] = docs.filter((d) => d.type === 'resource');
+  assert.equal(r._dd.trace_id, traceId);
+  assert.equal(r._dd.span_id, BigInt(`0x${spanId}`).toString(), 'the span id in decimal, as the format takes it');
+  assert.equal(documents(other).filter((d) => d.type === 'resource')[0]._dd.trace_id, undefined);
+  assertValid(docs);
 });

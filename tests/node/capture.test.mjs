@@ -247,35 +247,45 @@ test('every kind of document made from buffered calls validates against the RUM 
   assert.deepEqual(errors, []);
 });
 
-test('a resource timing: the buffer refuses what the native call refuses, with its message, and hands the rest over in ns', (t) => {
+test('a resource\'s details: the buffer refuses what the native call refuses, with its message, and hands the rest over', (t) => {
   const { p, calls } = captured(t);
+  const trace = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };
   const bad = [
-    { dns: { start: -1, duration: 2 } },
-    { ssl: { start: 0, duration: NaN } },
-    { connect: { start: '0', duration: 2 } },
-    { firstByte: 5 },
-    { download: { start: 0, duration: 86400001 } },
-    7
+    { timing: { dns: { start: -1, duration: 2 } } },
+    { timing: { ssl: { start: 0, duration: NaN } } },
+    { timing: { connect: { start: '0', duration: 2 } } },
+    { timing: { firstByte: 5 } },
+    { timing: { download: { start: 0, duration: 86400001 } } },
+    { timing: 7 },
+    7,
+    { traceId: trace.traceId },
+    { spanId: trace.spanId },
+    { traceId: 5, spanId: trace.spanId },
+    { traceId: '0'.repeat(32), spanId: trace.spanId },
+    { traceId: trace.traceId, spanId: 'xyz' },
+    { traceId: `${trace.traceId}0`, spanId: trace.spanId }
   ];
   p.startView('v', 'V');
-  for (const timing of bad) {
+  for (const details of bad) {
     p.startResource('direct', 'GET', 'https://x.example/');
     let native;
     try {
-      p.stopResource('direct', 200, 'native', undefined, undefined, timing);
+      p.stopResource('direct', 200, 'native', undefined, undefined, details);
     } catch (e) {
       native = e;
     }
-    assert.ok(native, `the native call refuses ${JSON.stringify(timing)}`);
-    assert.throws(() => calls.stopResource('r', 200, 'native', undefined, undefined, timing),
+    assert.ok(native, `the native call refuses ${JSON.stringify(details)}`);
+    assert.throws(() => calls.stopResource('r', 200, 'native', undefined, undefined, details),
       { name: native.name, message: native.message });
   }
   calls.startView('v2', 'V2');
   calls.startResource('r', 'GET', 'https://x.example/ok', undefined);
-  calls.stopResource('r', 200, 'native', 10, undefined, { dns: { start: 0, duration: 1.5 }, download: { start: 3, duration: 0.25 } });
+  calls.stopResource('r', 200, 'native', 10, undefined,
+    { timing: { dns: { start: 0, duration: 1.5 }, download: { start: 3, duration: 0.25 } }, ...trace });
   calls.handOverAll();
   p.flush();
   const [r] = ofType(docsOf(p), 'resource').filter((d) => d.resource.url.endsWith('/ok'));
   assert.deepEqual([r.resource.dns, r.resource.download], [{ start: 0, duration: 1500000 }, { start: 3000000, duration: 250000 }]);
   assert.equal(r.resource.connect, undefined);
+  assert.deepEqual([r._dd.trace_id, r._dd.span_id], [trace.traceId, BigInt(`0x${trace.spanId}`).toString()]);
 });

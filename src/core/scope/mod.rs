@@ -119,8 +119,8 @@ impl Scopes {
                 self.add_error(&at, message, source, stack, is_crash, details, attrs, out)
             }
             EventKind::StartResource { key, method, url } => self.start_resource(&at, key, method, url, attrs),
-            EventKind::StopResource { key, status_code, kind, size, timing } => {
-                self.stop_resource(&at, key, status_code, kind, size, timing, attrs, out)
+            EventKind::StopResource { key, status_code, kind, size, details } => {
+                self.stop_resource(&at, key, status_code, kind, size, details, attrs, out)
             }
             EventKind::StopResourceWithError { key, message, error_type } => {
                 self.fail_resource(&at, key, message, error_type, attrs, out)

@@ -8,7 +8,7 @@ use super::{At, Scopes};
 use crate::core::attrs::Attrs;
 use crate::core::config::MAX_PENDING_RESOURCES_PER_VIEW;
 use crate::core::document::{Document, ErrorDocument, ErrorResource, ResourceDocument, ViewRef};
-use crate::core::event::{ErrorCategory, ErrorDetails, ErrorSource, HttpMethod, ResourceKind, ResourceTiming};
+use crate::core::event::{ErrorCategory, ErrorDetails, ErrorSource, HttpMethod, ResourceDetails, ResourceKind};
 use crate::core::ids::Uuid;
 
 #[derive(Clone, Debug)]
@@ -64,7 +64,7 @@ impl Scopes {
         status_code: u16,
         kind: ResourceKind,
         size: Option<u64>,
-        timing: Option<Box<ResourceTiming>>,
+        details: Option<Box<ResourceDetails>>,
         attrs: Attrs,
         out: &mut Vec<Document>,
     ) {
@@ -82,7 +82,7 @@ impl Scopes {
             status_code,
             size,
             duration_ns: at.mono_ns.saturating_sub(p.start_mono_ns),
-            timing,
+            details,
         }));
     }
 

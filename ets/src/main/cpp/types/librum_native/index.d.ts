@@ -373,6 +373,19 @@ export interface PipelineStats {
 }
 
 /**
+ * What `stopResource` may add to a resource: its timing breakdown, and the trace ids of the
+ * `traceparent` header the request carried (both or neither), written `_dd.trace_id` and
+ * `_dd.span_id`.
+ */
+export interface ResourceDetails {
+  timing?: ResourceTiming
+  /** 32 hex digits, not all zeros. */
+  traceId?: string
+  /** 16 hex digits, not all zeros. */
+  spanId?: string
+}
+
+/**
  * A resource's timing breakdown (the RUM event format's `resource.dns`, `connect`, ...): the
  * phases that happened, each `{ start, duration }` in ms since the resource started.
  */
@@ -413,11 +426,11 @@ export declare class RumPipeline {
   /** Starts a resource (a network request) identified by `key`. */
   startResource(key: string, method: string, url: string, attributes?: Attributes): void
   /**
-   * Stops the resource `key` and records it; `timing` adds its breakdown (dns, connect, ssl,
-   * first byte, download, redirect: each `{ start, duration }` in ms since the resource
-   * started).
+   * Stops the resource `key` and records it. `details` adds its timing breakdown (dns, connect,
+   * ssl, first byte, download, redirect: each `{ start, duration }` in ms since the resource
+   * started) and the ids of the `traceparent` header it carried (`traceId`, `spanId`).
    */
-  stopResource(key: string, statusCode: number, kind: ResourceKind, sizeBytes?: number, attributes?: Attributes, timing?: ResourceTiming): void
+  stopResource(key: string, statusCode: number, kind: ResourceKind, sizeBytes?: number, attributes?: Attributes, details?: ResourceDetails): void
   /**
    * The resource `key` failed without a response (a transport error): records an error of
    * source `network` naming the request (`error.resource`, status 0) instead of the
