@@ -23,6 +23,9 @@ before(async () => {
   appEvents = (await importStub('kit.PerformanceAnalysisKit.mjs')).hiAppEvent.host;
 });
 
+/** Each monitor's window-stage listeners (to fire SHOWN again). */
+const stageOf = new WeakMap();
+
 /** A monitor with automatic capture on (the default), its ability's window stage made and shown. */
 async function monitor(t, autoCapture = undefined) {
   ui.reset();
@@ -41,11 +44,12 @@ async function monitor(t, autoCapture = undefined) {
   });
   t.after(() => m.stop());
   const { UIContext } = await importStub('kit.ArkUI.mjs');
-  const uiContext = new UIContext();
   const stageListeners = [];
+  stageOf.set(m, stageListeners);
+  // Each time the stage is asked for its UIContext, a new object (as a device may answer).
   const windowStage = {
     on: (type, cb) => stageListeners.push(cb),
-    getMainWindowSync: () => ({ getUIContext: () => uiContext })
+    getMainWindowSync: () => ({ getUIContext: () => new UIContext() })
   };
   context.windowStageCreate({ context: { abilityContext: true } }, windowStage);
   stageListeners.forEach((cb) => cb(1)); // WindowStageEventType.SHOWN
@@ -387,4 +391,14 @@ test('requests to the traceHosts carry a traceparent header, and their resource 
   assert.equal(r._dd.span_id, BigInt(`0x${spanId}`).toString(), 'the span id in decimal, as the format takes it');
   assert.equal(documents(other).filter((d) => d.type === 'resource')[0]._dd.trace_id, undefined);
   assertValid(docs);
+});
+
+test('the window stage shown again (back from the background) does not register the taps twice', async (t) => {
+  const m = await monitor(t);
+  stageOf.get(m).forEach((cb) => cb(1));
+  stageOf.get(m).forEach((cb) => cb(2)); // ACTIVE: nothing to do
+  assert.equal(ui.counts().didClick, 1);
+  m.startView('v', 'V');
+  ui.click({ id: 'once' });
+  assert.deepEqual(documents(m).filter((d) => d.type === 'action').map((a) => a.action.target.name), ['once']);
 });
