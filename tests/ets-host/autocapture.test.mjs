@@ -367,6 +367,16 @@ test('the demo\'s request and block helpers, and the counters line it shows', as
   assert.ok(Date.now() - t0 >= 30, 'the block lasts its time');
   assert.equal(scenario.autoStatsLine(m.autoCaptureStats()),
     'views 0, taps 0, requests 1 (failed 1), long tasks 0, launch not yet');
+  const lines = [];
+  let changes = 0;
+  m.setEventMapper(scenario.documentLister(lines, () => changes++));
+  m.startView('v', 'V');
+  m.addAction('tap', 'auto_open_detail');
+  m.addLongTask(300);
+  await scenario.trackedRequest(m, `${base}/ok`);
+  m.flush();
+  assert.deepEqual(lines, [`resource 200 ${base}/ok`, 'long_task 300 ms', 'action tap auto_open_detail']);
+  assert.equal(changes, 3);
 });
 
 test('requests to the traceHosts carry a traceparent header, and their resource the same ids', async (t) => {
