@@ -24,6 +24,11 @@ export async function buildCaptureCode() {
 
 /** The CallBuffer class: from RUM_CAPTURE_JS when a parent built it, else built now. */
 export async function loadCallBuffer() {
+  return (await loadCaptureModule()).CallBuffer;
+}
+
+/** The built CallBuffer module (the class and its exported constants). */
+export async function loadCaptureModule() {
   globalThis.Sendable ??= (target) => target;
   let file = process.env.RUM_CAPTURE_JS;
   if (!file) {
@@ -33,11 +38,11 @@ export async function loadCallBuffer() {
   }
   const mod = await import(pathToFileURL(file).href);
   if (typeof mod.CallBuffer !== 'function') throw new Error(`${file} exports no CallBuffer`);
-  return mod.CallBuffer;
+  return mod;
 }
 
-/** A CallBuffer on `pipeline` with its default limits (`extra` overrides) and the Node clock. */
-export function bufferFor(CallBuffer, pipeline, extra = {}) {
+/** A CallBuffer on `pipeline` with its default limits (`extra` overrides) and the Node clock (or `clock`). */
+export function bufferFor(CallBuffer, pipeline, extra = {}, clock = () => performance.now()) {
   const limits = { eventMaxBytes: 512 * 1024, turnBudgetMs: 4, capacity: 5000, ...extra };
-  return new CallBuffer((calls, slice, spentMs, skipped) => pipeline.ingest(calls, slice, spentMs, skipped), limits, () => performance.now());
+  return new CallBuffer((calls, slice, spentMs, skipped) => pipeline.ingest(calls, slice, spentMs, skipped), limits, clock);
 }

@@ -6,10 +6,12 @@
 // a fresh process, variants alternating.
 //
 //   node benches/steady.mjs [--samples 5] [--seconds 6] [--rates 30,300] [--no-strace]
-//                           [--lib PATH] [--before PATH]
+//                           [--lib PATH] [--before PATH [--before-capture FILE]]
 //
 // --before PATH adds a variant "before" (another build of the library, e.g. the previous commit's)
-// so that before and after are measured in the same run.
+// so that before and after are measured in the same run; --before-capture FILE gives that variant
+// another build of the capture code too (a CallBuffer.js built by benches/capture-code.mjs from the
+// earlier commit's ets/).
 //
 // Per action, medians and p95 over the samples:
 //   - process CPU (process.cpuUsage: every thread) and UI-thread CPU (/proc/self/task/<pid>/schedstat),
@@ -37,6 +39,7 @@ import { fileURLToPath } from 'node:url';
 import { libraryPath } from '../tests/shared/native.mjs';
 import { createTarget } from './burst/variants.mjs';
 import { buildAttributes } from './burst/scenarios.mjs';
+import { buildCaptureCode } from './capture-code.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 const args = process.argv.slice(2);
@@ -202,6 +205,35 @@ async function child() {
 async function abChild() {
   const rate = Number(opt('rate'));
   const seconds = Number(opt('seconds'));
+  // The SDK's timers (the capture buffer's linger and slices, native's turn ends and views due) run
+  // on whichever tick's interval they fall in, a floor tick's as often as a native one's: each
+  // callback's UI-thread CPU is measured and moved from that interval to native.
+  // What the measuring itself adds to a callback (its two reads), found on empty callbacks first,
+  // is taken off each.
+  let sdkTimerMs = 0;
+  let readingMs = 0;
+  const measured = (fn) => () => {
+    Atomics.wait(settleCell, 0, 0, 0.1); // brings this thread's schedstat up to date
+    const a = schedNs(process.pid);
+    try {
+      fn();
+    } finally {
+      Atomics.wait(settleCell, 0, 0, 0.1);
+      const b = schedNs(process.pid);
+      if (a !== null && b !== null) sdkTimerMs += Math.max(0, (b - a) / 1e6 - readingMs);
+    }
+  };
+  const empty = [];
+  for (let i = 0; i < 30; i++) {
+    sdkTimerMs = 0;
+    await new Promise((r) => setTimeoutOf(measured(r), 1));
+    empty.push(sdkTimerMs);
+  }
+  readingMs = empty.sort((x, y) => x - y)[empty.length >> 1];
+  sdkTimerMs = 0;
+  globalThis.setTimeout = function sdkTimer(fn, ms, ...rest) {
+    return setTimeoutOf(measured(() => fn(...rest)), ms);
+  };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rum-steady-ab-'));
   const native = createTarget('native', { storageDir: dir, libPath: opt('lib') });
   const floor = createTarget('floor', { libPath: opt('lib') });
@@ -211,6 +243,7 @@ async function abChild() {
   // The UI thread's CPU from one tick's start to the next one's: the tick's calls and whatever
   // they left for the event loop (the SDK's timers), by the variant of the tick.
   const thread = { native: [], floor: [] };
+  let timersMs = 0; // of which the SDK's timers
   const paced = new Paced(rate, attrs);
   let record = false;
   let last = null;
@@ -225,7 +258,12 @@ async function abChild() {
       (tick, n) => {
         Atomics.wait(settleCell, 0, 0, 0.1); // brings this thread's schedstat up to date
         const ns = schedNs(process.pid);
-        if (record && last !== null && ns !== null && n > 0) thread[variantOf(tick - 1)].push([(ns - last) / 1e6, n]);
+        if (record && last !== null && ns !== null) {
+          if (n > 0) thread[variantOf(tick - 1)].push([(ns - last) / 1e6 - sdkTimerMs, n]);
+          thread.native.push([sdkTimerMs, 0]);
+          timersMs += sdkTimerMs;
+        }
+        sdkTimerMs = 0;
         last = ns;
       },
     );
@@ -242,12 +280,16 @@ async function abChild() {
       floor: perAction(spent.floor),
       uiNative: perAction(thread.native),
       uiFloor: perAction(thread.floor),
+      uiNativeTimers: (timersMs * 1000) / thread.native.reduce((a, [, n]) => a + n, 0),
     }) + '\n',
   );
 }
 
 // ---------------------------------------------------------------------------------------------
 // Orchestration.
+
+/** The capture code of the "before" variant (--before-capture), or null: the current one. */
+let beforeCapture = null;
 
 function runChild(variant, rate, seconds, lib, strace) {
   const base = [SELF, '--child', '--variant', variant, '--rate', String(rate), '--seconds', String(seconds), '--lib', lib];
@@ -259,7 +301,9 @@ function runChild(variant, rate, seconds, lib, strace) {
     cmd = 'strace';
     argv = ['-f', '-ff', '-ttt', '-qq', '-o', path.join(traceDir, 't'), process.execPath, ...base];
   }
-  const r = spawnSync(cmd, argv, { encoding: 'utf8', env: { ...process.env, RUM_NATIVE_QUIET: '1' }, timeout: 120_000 });
+  const env = { ...process.env, RUM_NATIVE_QUIET: '1' };
+  if (variant === 'before' && beforeCapture) env.RUM_CAPTURE_JS = beforeCapture;
+  const r = spawnSync(cmd, argv, { encoding: 'utf8', env, timeout: 120_000 });
   if (r.status !== 0) throw new Error(`${variant} at ${rate}/s failed (${r.status}): ${r.stderr.slice(-2000)}`);
   const line = r.stdout.trim().split('\n').pop();
   const out = JSON.parse(line);
@@ -321,12 +365,16 @@ function main() {
   const before = opt('before', null);
   const variants = ['floor', 'native', 'jsqueue', 'baseline', ...(before ? ['before'] : [])];
   const libOf = (v) => (v === 'before' ? path.resolve(before) : lib);
+  beforeCapture = before && opt('before-capture', null) ? path.resolve(opt('before-capture')) : null;
   const strace = !flag('no-strace') && hasStrace();
   console.log(
     `steady state: ${rates.join(' and ')} actions/s for ${seconds} s per sample (after 1 s of warm-up), ` +
       `${samples} samples per variant, fresh process each, variants alternating; load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`,
   );
-  console.log(`library: ${lib}${before ? `; before: ${path.resolve(before)}` : ''}; ${os.cpus().length} CPUs, node ${process.version}`);
+  console.log(
+    `library: ${lib}${before ? `; before: ${path.resolve(before)}` : ''}${beforeCapture ? ` with the capture code ${beforeCapture}` : ''}; ` +
+      `${os.cpus().length} CPUs, node ${process.version}`,
+  );
   const results = {};
   for (let r = 0; r < samples; r++) {
     for (const rate of rates) {
@@ -406,7 +454,7 @@ function main() {
       `one process, native and floor ticks alternating (µs per action; median [p95] of ${samples} processes):\n` +
         `  the calls alone (wall time inside the calls): native ${fmt(abNative.median)} [${fmt(abNative.p95)}], ` +
         `floor ${fmt(abFloor.median)} [${fmt(abFloor.p95)}], beyond the floor ${fmt(abBeyond.median)} [${fmt(abBeyond.p95)}]\n` +
-        `  UI-thread CPU from a tick's start to the next's (its calls and the timers they left): native ` +
+        `  UI-thread CPU from a tick's start to the next's (its calls; the SDK's timers charged to native wherever they ran): native ` +
         `${fmt(uiNative.median)} [${fmt(uiNative.p95)}], floor ${fmt(uiFloor.median)} [${fmt(uiFloor.p95)}], ` +
         `beyond the floor ${fmt(uiBeyond.median)} [${fmt(uiBeyond.p95)}]`,
     );
@@ -457,5 +505,11 @@ function main() {
 if (flag('child')) {
   await (opt('variant') === 'ab' ? abChild() : child());
 } else {
+  if (!process.env.RUM_CAPTURE_JS) {
+    // The native variant runs the HAR's capture code: built once here, imported by every child.
+    const built = await buildCaptureCode();
+    process.env.RUM_CAPTURE_JS = built.file;
+    process.on('exit', () => fs.rmSync(built.outDir, { recursive: true, force: true }));
+  }
   main();
 }

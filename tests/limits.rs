@@ -79,6 +79,7 @@ fn readme_rows() -> Vec<(&'static str, String, &'static str)> {
         ("claim timeout", human_ms(CLAIM_TIMEOUT_MS), "—"),
         ("flush timeout", human_ms(FLUSH_TIMEOUT_MS.into()), "`flushTimeoutMs`"),
         ("writer hold", format!("{}, {}", human_ms(WRITER_HOLD_MAX_MS), human_bytes(WRITER_HOLD_MAX_BYTES)), "—"),
+        ("capture linger", human_ms(CAPTURE_LINGER_MS), "—"),
         ("writer linger", human_ms(WRITER_LINGER_MS), "—"),
         ("upload wait", human_ms(UPLOAD_LOCK_WAIT_MS), "—"),
         (
@@ -310,4 +311,16 @@ fn the_unit_formatting_is_what_the_docs_write() {
         ("512 KiB".into(), "4 MiB".into(), "1000 bytes".into())
     );
     assert_eq!((grouped(200), grouped(5_000), grouped(100_000)), ("200".into(), "5,000".into(), "100,000".into()));
+}
+
+#[test]
+fn the_capture_buffer_lingers_as_long_as_config_rs_says() {
+    let ets = read("ets/src/main/ets/capture/CallBuffer.ets");
+    let stated = format!("export const CAPTURE_LINGER_MS: number = {CAPTURE_LINGER_MS};");
+    assert!(ets.contains(&stated), "CallBuffer.ets should say `{stated}` (src/core/config.rs)");
+    assert_eq!(
+        CAPTURE_LINGER_MS + WRITER_LINGER_MS,
+        250,
+        "what a kill may lose of a stream (the two lingers together) stays a quarter of a second"
+    );
 }

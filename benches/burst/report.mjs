@@ -221,8 +221,48 @@ export function judgeTargets(entries) {
       measured: `${large === null ? '—' : large.toFixed(2)} µs per action (native ${fmtValue(med(big, 'native'), 'ms')}, floor ${fmtValue(med(big, 'floor'), 'ms')})`,
     });
   }
+  t.push(...captureTargets(get, med));
   t.push(...aheadOfJsQueue(get));
   return t;
+}
+
+/**
+ * Issue 34's burst targets (the capture buffer): the stall at least 2× below the JS queue's at
+ * 3,700 actions and 1.5× at the other sizes, and the 3,700-action burst's UI-thread CPU no more
+ * than the per-property copy's. Each line also says whether the floor (a loop that only snapshots
+ * the arguments) would meet it: where even the floor does not, no capture can in that run.
+ */
+function captureTargets(get, med) {
+  const out = [];
+  for (const [name, factor, what] of [
+    ['loop-3700', 2, '3,700 actions'],
+    ['loop-3700-warm', 2, '3,700 actions, code compiled (loop-3700-warm; the cold loop is the target)'],
+    ['loop-1000', 1.5, '1,000 actions'],
+    ['loop-37000', 1.5, '37,000 actions'],
+  ]) {
+    const e = get(name, 'longest_stall_ms');
+    const q = med(e, 'jsqueue');
+    const n = med(e, 'native');
+    const f = med(e, 'floor');
+    const floorMeets = q === null || f === null ? null : f * factor <= q;
+    out.push({
+      id: `capture-stall-${name}`, target: `${what}: longest stall at least ${factor}× below the JS queue's`,
+      rule: `${name} longest_stall_ms: native median × ${factor} ≤ jsqueue median`,
+      pass: q === null || n === null ? null : n * factor <= q,
+      measured: `native ${fmtValue(n, 'ms')}, JS queue ${fmtValue(q, 'ms')}` +
+        (q !== null && n !== null ? ` (${(q / n).toFixed(2)}× lower)` : '') +
+        `; floor ${fmtValue(f, 'ms')}${floorMeets === false ? `: the floor alone is not ${factor}× below` : ''}`,
+    });
+  }
+  const cpu = get('cpu-3700', 'ui_thread_cpu_ms');
+  const n = med(cpu, 'native');
+  const c = med(cpu, 'copy');
+  out.push({
+    id: 'capture-ui-cpu', target: '3,700-action burst: UI-thread CPU no more than the per-property copy\'s',
+    rule: 'cpu-3700 ui_thread_cpu_ms: native median ≤ copy median', pass: n === null || c === null ? null : n <= c,
+    measured: `native ${fmtValue(n, 'ms')}, per-property copy ${fmtValue(c, 'ms')}, floor ${fmtValue(med(cpu, 'floor'), 'ms')}`,
+  });
+  return out;
 }
 
 /**

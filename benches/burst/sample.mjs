@@ -81,8 +81,23 @@ async function watchedBurst(target, attrs, actions, ticker) {
   return { loopMs, drainedMs, seen, flush };
 }
 
+/**
+ * The SDK's code run before the measured burst: `rounds` loops of `actions` calls, each followed by
+ * the SDK's own slices until it is idle (no drain), then a flush, so the burst starts with nothing
+ * queued and the code compiled.
+ */
+async function warmUp(target, attrs, { rounds, actions }) {
+  for (let r = 0; r < rounds; r++) {
+    await nextTurn();
+    burst(target.sdk, actions, attrs);
+    await target.settle();
+  }
+  target.flush();
+}
+
 async function runLoop(scenario, spec) {
   const { target, attrs } = setUp(spec);
+  if (scenario.warmUp) await warmUp(target, attrs, scenario.warmUp);
   const ticker = startGapTicker({ timeline: Boolean(scenario.timeline) });
   const { loopMs, drainedMs, seen, flush } = await watchedBurst(target, attrs, scenario.actions, ticker);
   const w = written(target, spec);

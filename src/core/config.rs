@@ -58,9 +58,22 @@ pub const WRITER_HOLD_MAX_BYTES: u64 = 8 * 1024 * 1024;
 /// actions per second costs 4 wake-ups a second instead of a few hundred. A lone event (none in the previous linger) is
 /// still written at once. The price: a process killed without a flush (crashes, `flush()`,
 /// `stop()` and the facade's flush when the app goes to the background write at once) loses up to
-/// this much of the latest stream. A quarter of a second: 100 ms cost the VM a third more writer CPU
-/// at 300 actions/s, 1 s a third less, for four times the exposure.
-pub const WRITER_LINGER_MS: u64 = 250;
+/// this much of the latest stream, after the capture buffer's own [`CAPTURE_LINGER_MS`]: the two
+/// together are a quarter of a second (250 ms was this linger alone before the capture buffer
+/// lingered too). A writer linger of 100 ms cost the VM a third more writer CPU at 300 actions/s
+/// than 250 ms, 1 s a third less, for four times the exposure.
+pub const WRITER_LINGER_MS: u64 = 150;
+
+/// How long the HAR's capture buffer (`ets/src/main/ets/capture/CallBuffer.ets`, which states the
+/// same number; `tests/limits.rs` holds them equal) gathers a stream's calls, made on turns less
+/// than this after its last handover, before one timer hands them over in one crossing. A
+/// handover costs the UI thread a few calls' worth whatever it carries (the crossing, the parse
+/// and the documents' hand-off, found cold between a stream's turns): at 300 calls a second one per
+/// 10 ms turn cost more than the calls themselves, one per 100 ms carries about 30
+/// (`docs/benchmarks.md`, "The capture linger"). A lone call (nothing handed over for this long)
+/// and a burst still cross at the end of their turn. The price is what a kill may lose, which
+/// [`WRITER_LINGER_MS`] was shortened to keep at 250 ms in all.
+pub const CAPTURE_LINGER_MS: u64 = 100;
 
 /// Time the SDK may spend on the caller's turn before it queues.
 ///

@@ -23,6 +23,7 @@ const SCALE = ['longest_stall_ms', 'peak_rss_mb', 'actions_lost', 'written_mb'];
 const METRICS = {
   'loop-1000': ['longest_stall_ms', 'written_mb'],
   'loop-3700': ['longest_stall_ms', 'written_mb'],
+  'loop-3700-warm': ['longest_stall_ms'],
   'rate-300-12s': RATE,
   'rate-3000-12s': RATE,
   'cpu-1000': CPU,

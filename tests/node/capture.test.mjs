@@ -6,19 +6,32 @@ import { once } from 'node:events';
 import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 
-import { bufferFor, loadCallBuffer } from '../../benches/capture-code.mjs';
+import { bufferFor, loadCaptureModule } from '../../benches/capture-code.mjs';
 import { SCHEMAS_MISSING_NOTE, schemaValidator } from '../shared/schema.mjs';
 import { childScript, drainBatches, ofType, openPipeline, pipelineOptions, attachPipeline, tmpDir } from './lib/helpers.mjs';
 
-const CallBuffer = await loadCallBuffer();
+const { CallBuffer, CAPTURE_LINGER_MS } = await loadCaptureModule();
 
 /** A pipeline and its capture buffer, the ingest crossings counted. */
-function captured(t, extra = {}, limits = {}) {
+function captured(t, extra = {}, limits = {}, clock = undefined) {
   const { p } = openPipeline(t, extra);
   const crossings = { n: 0 };
   const counted = { ingest: (...a) => (crossings.n++, p.ingest(...a)) };
-  const calls = bufferFor(CallBuffer, counted, limits);
+  const calls = bufferFor(CallBuffer, counted, limits, clock);
   return { p, calls, crossings };
+}
+
+/** Runs `fn` with the global setTimeout counting the timers it is asked for. */
+async function countingTimers(fn) {
+  const timers = [];
+  const original = globalThis.setTimeout;
+  globalThis.setTimeout = (...a) => (timers.push(a), original(...a));
+  try {
+    await fn();
+  } finally {
+    globalThis.setTimeout = original;
+  }
+  return timers;
 }
 
 const nextTurn = () => new Promise((r) => setTimeout(r, 0));
@@ -86,24 +99,69 @@ test('the size of strings and attributes is checked at the call, as eventMaxByte
 });
 
 test('a lone call: handed over at the end of its turn in one crossing, with no timer of its own', async (t) => {
-  const { p, calls, crossings } = captured(t);
+  let now = 1_000;
+  const { p, calls, crossings } = captured(t, {}, {}, () => now);
   calls.startView('v', 'V');
   await nextTurn();
+  now += CAPTURE_LINGER_MS; // nothing handed over for a linger: the next call is a lone one
   const before = crossings.n;
-  const timers = [];
-  const original = globalThis.setTimeout;
-  globalThis.setTimeout = (...a) => (timers.push(a), original(...a));
-  try {
+  const timers = await countingTimers(async () => {
     calls.addAction('tap', 'lone', { k: 1 });
     await Promise.resolve();
     await Promise.resolve();
-  } finally {
-    globalThis.setTimeout = original;
-  }
+  });
   assert.equal(crossings.n - before, 1, 'one ingest for the call');
   assert.equal(calls.stats().buffered, 0, 'handed over within the turn');
   assert.equal(timers.length, 0, 'the buffer scheduled no timer');
   assert.equal(p.stats().callsInline >= 2, true, 'processed inline, not queued');
+});
+
+test('a stream: calls on turns within the linger wait for one timer and cross together, in order', async (t) => {
+  const lingerMs = 40;
+  const { p, calls, crossings } = captured(t, {}, { lingerMs });
+  calls.startView('v', 'V');
+  await nextTurn(); // the view crosses at the end of its turn: the calls below are a stream
+  const before = crossings.n;
+  let firstAt = 0;
+  const timers = await countingTimers(async () => {
+    for (let i = 0; i < 5; i++) {
+      if (i === 0) firstAt = performance.now();
+      calls.addAction('tap', `s-${i}`, { i });
+      await nextTurn();
+    }
+  });
+  assert.equal(timers.filter(([, ms]) => ms === lingerMs).length, 1, 'one linger timer for the five turns');
+  assert.equal(crossings.n - before, 0, 'nothing crossed on their turns');
+  assert.equal(calls.stats().buffered, 5);
+  while (calls.stats().buffered > 0) await nextTurn();
+  assert.ok(performance.now() - firstAt >= lingerMs - 1, 'not before the linger');
+  assert.equal(crossings.n - before, 1, 'the five calls crossed in one ingest');
+  p.flush();
+  assert.deepEqual(actionNames(docsOf(p)), ['s-0', 's-1', 's-2', 's-3', 's-4']);
+});
+
+test('a burst out of a stream crosses at its turn\'s end as the budget allows, and a drain takes a lingering stream at once', async (t) => {
+  const { p, calls, crossings } = captured(t, {}, { lingerMs: 10_000 });
+  calls.startView('v', 'V');
+  await nextTurn();
+  calls.addAction('tap', 'lingering');
+  await nextTurn();
+  assert.equal(calls.stats().buffered, 1, 'the lone call after the view waits for the linger');
+  const before = crossings.n;
+  for (let i = 0; i < 200; i++) calls.addAction('custom', `b-${i}`);
+  await Promise.resolve();
+  await Promise.resolve();
+  assert.ok(crossings.n - before >= 1, 'the burst did not wait for the linger');
+  while (calls.stats().buffered > 0) await nextTurn();
+  calls.addAction('tap', 'after');
+  await nextTurn();
+  assert.equal(calls.stats().buffered, 1, 'a stream again: the call waits');
+  const drained = crossings.n;
+  calls.handOverAll(); // what every drain (addError, flush, stop, background, a crash) runs first
+  assert.equal(calls.stats().buffered, 0);
+  assert.equal(crossings.n - drained, 1);
+  p.flush();
+  assert.deepEqual(actionNames(docsOf(p)), ['lingering', ...Array.from({ length: 200 }, (_, i) => `b-${i}`), 'after']);
 });
 
 test('a burst beyond the turn budget crosses in slices, one crossing each, nothing lost', async (t) => {
