@@ -28,6 +28,7 @@ mod pipeline;
 mod scheduler;
 mod stats;
 mod timing;
+mod upload;
 
 use napi_ohos::bindgen_prelude::*;
 

@@ -37,7 +37,7 @@ use crate::core::globals::OverBudget;
 use crate::core::handover;
 use crate::core::registry::{self, AttachError, Pipeline};
 use crate::core::seam::Clock;
-use crate::core::storage::{Batch, FlushOutcome, StorageError};
+use crate::core::storage::FlushOutcome;
 use crate::log;
 
 /// Untracked calls one handover may report: a capture buffer rechecks the session long before.
@@ -45,7 +45,7 @@ const MAX_SKIPPED: f64 = 1e9;
 
 /// A RUM pipeline on this JS thread: capture, adaptive dispatch, coalescing, batch writer.
 pub struct BindingPipeline {
-    pipeline: Arc<Pipeline>,
+    pub(super) pipeline: Arc<Pipeline>,
     dispatcher: Rc<RefCell<HostDispatcher>>,
     /// Where calls made while the dispatcher is busy (from inside the event mapper) go.
     inbox: Inbox<HostClock>,
@@ -79,7 +79,7 @@ impl Drop for BindingPipeline {
 }
 
 /// Runs `f` with argument errors thrown as JS errors.
-fn checked<T>(js: Js<'_>, f: impl FnOnce() -> ArgResult<T>) -> Result<T> {
+pub(super) fn checked<T>(js: Js<'_>, f: impl FnOnce() -> ArgResult<T>) -> Result<T> {
     f().map_err(|e| throw(js, e))
 }
 
@@ -151,7 +151,7 @@ impl BindingPipeline {
         }
     }
 
-    fn args<'e>(&'e self, js: Js<'e>, method: &'static str) -> Args<'e> {
+    pub(super) fn args<'e>(&'e self, js: Js<'e>, method: &'static str) -> Args<'e> {
         Args::keeping_visitor(js, method, &self.visitor)
     }
 
@@ -582,42 +582,6 @@ impl BindingPipeline {
         Ok(BindingPipelineStats::read(&Sources { dispatch: self.pipeline.sequencer.counters(), storage: &storage }))
     }
 
-    pub fn next_batch<'e>(&'e self, js: Js<'e>) -> Result<Option<Value<'e>>> {
-        let batch = match self.pipeline.storage.next_batch() {
-            Ok(Some(b)) => b,
-            Ok(None) | Err(StorageError::Busy(_)) => return Ok(None),
-            // A fault of the disk, not of the caller: an uploader that does not catch must not
-            // bring the app down. Counted in stats().uploadErrors.
-            Err(e) => {
-                log::warn(&format!("nextBatch: {e}"));
-                return Ok(None);
-            }
-        };
-        let id = batch.id.clone();
-        batch_object(js, batch).map(Some).inspect_err(|_| {
-            // Nobody will complete this claim: release it so the next call returns it.
-            let _ = self.pipeline.storage.complete_batch(&id, false);
-        })
-    }
-
-    pub fn complete_batch<'e>(&'e self, js: Js<'e>, id: Value<'e>, delivered: Value<'e>) -> Result<()> {
-        let r = self.args(js, "completeBatch");
-        let (id, delivered) = checked(js, || Ok((r.string(id, "id")?, r.boolean(delivered, "delivered")?)))?;
-        match self.pipeline.storage.complete_batch(&id, delivered) {
-            Ok(()) => Ok(()),
-            Err(e @ StorageError::UnknownBatch(_)) => Err(throw(js, ArgError::Range(format!("completeBatch: id {e}")))),
-            // As in nextBatch: counted in stats().uploadErrors, logged, not thrown.
-            Err(e) => {
-                log::warn(&format!("completeBatch: {e}"));
-                Ok(())
-            }
-        }
-    }
-
-    pub fn pending_batches(&self, _js: Js<'_>) -> Result<f64> {
-        Ok(self.pipeline.storage.pending_batches() as f64)
-    }
-
     fn timeout(&self) -> Duration {
         Duration::from_millis(self.pipeline.config.flush_timeout_ms.into())
     }
@@ -635,18 +599,4 @@ impl BindingPipeline {
             }
         }
     }
-}
-
-/// `{ id, encoding, body, eventCount, bytes }` for a claimed batch. The body's bytes move into
-/// the ArrayBuffer without a copy where the engine allows external buffers (napi-ohos copies them
-/// where it does not).
-fn batch_object(js: Js<'_>, b: Batch) -> Result<Value<'_>> {
-    let env = js.env();
-    let mut out = Object::new(&env)?;
-    out.set("id", b.id)?;
-    out.set("encoding", b.encoding.as_str())?;
-    out.set("eventCount", b.event_count as f64)?;
-    out.set("bytes", b.bytes as f64)?;
-    out.set("body", ArrayBuffer::from_data(&env, b.body)?)?;
-    Ok(js.handle(&out))
 }
