@@ -299,6 +299,20 @@ test('keep-alive runs on its interval in the foreground, pauses in the backgroun
   assert.equal(keepAlives.length, stopped, 'no keep-alive after stop');
 });
 
+test('after stop() a call reaches the pipeline at the end of its turn, not after a stream\'s linger', async (t) => {
+  const m = monitor(t);
+  m.startView('home', 'Home');
+  m.addAction('tap', 'before-stop');
+  m.stop();
+  const before = m.stats();
+  m.addAction('tap', 'after-stop'); // within the linger of the stop's own handover: a stream, were it not stopped
+  await Promise.resolve();
+  await Promise.resolve();
+  const after = m.stats();
+  assert.equal(after.queueLength, 0, 'nothing waits in the capture buffer');
+  assert.equal(after.callsInline + after.callsQueued - before.callsInline - before.callsQueued, 1, 'the call was processed');
+});
+
 test('stats() reports the counters in camelCase', (t) => {
   const m = monitor(t);
   m.addAction('tap', 'counted');

@@ -49,6 +49,7 @@ test('a later change to the attributes, nested values included, changes nothing 
   attrs.nested.n = 2;
   attrs.added = true;
   await nextTurn();
+  calls.handOverAll(); // a slow first turn leaves them to a slice, which may come after this turn
   p.flush();
   const [action] = ofType(docsOf(p), 'action');
   assert.deepEqual(action.context, { plan: 'pro', nested: { tags: ['a', 'b'], n: 1 }, when: 5 });
@@ -162,6 +163,31 @@ test('a burst out of a stream crosses at its turn\'s end as the budget allows, a
   assert.equal(crossings.n - drained, 1);
   p.flush();
   assert.deepEqual(actionNames(docsOf(p)), ['lingering', ...Array.from({ length: 200 }, (_, i) => `b-${i}`), 'after']);
+});
+
+test('after afterStop (RumMonitor.stop) no call waits for a linger or a slice: each crosses at the end of its turn', async (t) => {
+  const { p, calls, crossings } = captured(t, {}, { lingerMs: 10_000 });
+  calls.startView('v', 'V');
+  await nextTurn();
+  calls.addAction('tap', 'waits');
+  await nextTurn();
+  assert.equal(calls.stats().buffered, 1, 'a stream: the call waits for the linger');
+  calls.afterStop();
+  assert.equal(calls.stats().buffered, 0, 'what waited is handed over');
+  const before = crossings.n;
+  calls.addAction('tap', 'after');
+  await Promise.resolve();
+  await Promise.resolve();
+  assert.equal(crossings.n - before, 1, 'crossed at the end of its turn');
+  for (let i = 0; i < 100; i++) {
+    calls.addAction('custom', `late-${i}`);
+    if (i === 0) for (const until = performance.now() + 10; performance.now() < until;); // past the budget
+  }
+  await Promise.resolve();
+  await Promise.resolve();
+  assert.equal(calls.stats().buffered, 0, 'a burst after stop crosses at its turn\'s end too, budget or not');
+  p.flush();
+  assert.deepEqual(actionNames(docsOf(p)), ['waits', 'after', ...Array.from({ length: 100 }, (_, i) => `late-${i}`)]);
 });
 
 test('a burst beyond the turn budget crosses in slices, one crossing each, nothing lost', async (t) => {
