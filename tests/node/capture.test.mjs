@@ -141,13 +141,19 @@ test('a stream: calls on turns within the linger wait for one timer and cross to
   assert.deepEqual(actionNames(docsOf(p)), ['s-0', 's-1', 's-2', 's-3', 's-4']);
 });
 
+/** A pipeline whose buffer holds one call waiting for a long linger: a stream's second turn. */
+async function withLingeringCall(t, name) {
+  const c = captured(t, {}, { lingerMs: 10_000 });
+  c.calls.startView('v', 'V');
+  await nextTurn(); // the view crosses at the end of its turn
+  c.calls.addAction('tap', name);
+  await nextTurn();
+  assert.equal(c.calls.stats().buffered, 1, 'a stream: the call waits for the linger');
+  return c;
+}
+
 test('a burst out of a stream crosses at its turn\'s end as the budget allows, and a drain takes a lingering stream at once', async (t) => {
-  const { p, calls, crossings } = captured(t, {}, { lingerMs: 10_000 });
-  calls.startView('v', 'V');
-  await nextTurn();
-  calls.addAction('tap', 'lingering');
-  await nextTurn();
-  assert.equal(calls.stats().buffered, 1, 'the lone call after the view waits for the linger');
+  const { p, calls, crossings } = await withLingeringCall(t, 'lingering');
   const before = crossings.n;
   for (let i = 0; i < 200; i++) calls.addAction('custom', `b-${i}`);
   await Promise.resolve();
@@ -166,12 +172,7 @@ test('a burst out of a stream crosses at its turn\'s end as the budget allows, a
 });
 
 test('after afterStop (RumMonitor.stop) no call waits for a linger or a slice: each crosses at the end of its turn', async (t) => {
-  const { p, calls, crossings } = captured(t, {}, { lingerMs: 10_000 });
-  calls.startView('v', 'V');
-  await nextTurn();
-  calls.addAction('tap', 'waits');
-  await nextTurn();
-  assert.equal(calls.stats().buffered, 1, 'a stream: the call waits for the linger');
+  const { p, calls, crossings } = await withLingeringCall(t, 'waits');
   calls.afterStop();
   assert.equal(calls.stats().buffered, 0, 'what waited is handed over');
   const before = crossings.n;
