@@ -79,7 +79,7 @@ fn readme_rows() -> Vec<(&'static str, String, &'static str)> {
         ("claim timeout", human_ms(CLAIM_TIMEOUT_MS), "—"),
         ("flush timeout", human_ms(FLUSH_TIMEOUT_MS.into()), "`flushTimeoutMs`"),
         ("writer hold", format!("{}, {}", human_ms(WRITER_HOLD_MAX_MS), human_bytes(WRITER_HOLD_MAX_BYTES)), "—"),
-        ("capture linger", human_ms(CAPTURE_LINGER_MS), "—"),
+        ("capture linger", human_ms(CAPTURE_LINGER_MS), "RumMonitor's `pipeline.captureLingerMs`"),
         ("writer linger", human_ms(WRITER_LINGER_MS), "—"),
         ("upload wait", human_ms(UPLOAD_LOCK_WAIT_MS), "—"),
         (

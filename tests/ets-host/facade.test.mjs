@@ -313,6 +313,28 @@ test('after stop() a call reaches the pipeline at the end of its turn, not after
   assert.equal(after.callsInline + after.callsQueued - before.callsInline - before.callsQueued, 1, 'the call was processed');
 });
 
+test('pipeline.captureLingerMs: 0 hands every turn over at its end; a bad value throws before anything is made', async (t) => {
+  const nextTurn = () => new Promise((r) => setTimeout(r, 0));
+  const waiting = async (m) => {
+    m.startView('home', 'Home');
+    await nextTurn(); // the view crosses at the end of its turn: the next call is a stream's
+    m.addAction('tap', 'streamed');
+    await Promise.resolve();
+    await Promise.resolve();
+    return m.stats().queueLength;
+  };
+  assert.equal(await waiting(monitor(t)), 1, 'by default a stream\'s call waits for the linger');
+  assert.equal(await waiting(monitor(t, { pipeline: { captureLingerMs: 0 } })), 0, 'with 0 it crossed at its turn\'s end');
+  const filesDir = tempDir();
+  const create = (captureLingerMs) => () =>
+    h.facade.RumMonitor.create(fakeContext(filesDir), { applicationId: 'app-ets-host', keepAliveIntervalMs: 0, pipeline: { captureLingerMs } });
+  assert.throws(create(-1), { name: 'RangeError', message: 'RumMonitor: pipeline.captureLingerMs must be from 0 to 1000 ms, got -1' });
+  assert.throws(create(5000), { name: 'RangeError', message: /got 5000$/ });
+  assert.throws(create(Number.NaN), { name: 'RangeError', message: /got NaN$/ });
+  assert.throws(create('100'), { name: 'TypeError', message: 'RumMonitor: pipeline.captureLingerMs must be a number, got string' });
+  assert.equal(existsSync(join(filesDir, 'rum')), false, 'no pipeline was made: its storage directory does not exist');
+});
+
 test('stats() reports the counters in camelCase', (t) => {
   const m = monitor(t);
   m.addAction('tap', 'counted');

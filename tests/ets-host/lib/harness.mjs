@@ -68,7 +68,7 @@ export async function demoScenario(t, name, applicationId) {
     applicationId, keepAliveIntervalMs: 0, connectivityTracking: false
   });
   t.after(() => monitor.stop());
-  return { scenario, monitor };
+  return { scenario, monitor, facade: h.facade };
 }
 
 /**
