@@ -35,11 +35,11 @@ import { spawnSync, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { libraryPath } from '../tests/shared/native.mjs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { libraryPath, loadNative } from '../tests/shared/native.mjs';
 import { createTarget } from './burst/variants.mjs';
 import { buildAttributes } from './burst/scenarios.mjs';
-import { buildCaptureCode } from './capture-code.mjs';
+import { bufferFor, buildCaptureCode } from './capture-code.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 const args = process.argv.slice(2);
@@ -201,18 +201,25 @@ async function child() {
   process.stdout.write(JSON.stringify(out) + '\n');
 }
 
-/** The calls alone: native and floor ticks alternating in this process; µs per action of each. */
+/**
+ * The calls alone: the floor's ticks and native's (and, with --before-lib, the earlier build's,
+ * its own library and capture code loaded beside) taking turns in this process; µs per action of
+ * each, and the UI thread's CPU charged to each.
+ */
 async function abChild() {
   const rate = Number(opt('rate'));
   const seconds = Number(opt('seconds'));
   // The SDK's timers (the capture buffer's linger and slices, native's turn ends and views due) run
-  // on whichever tick's interval they fall in, a floor tick's as often as a native one's: each
-  // callback's UI-thread CPU is measured and moved from that interval to native.
-  // What the measuring itself adds to a callback (its two reads), found on empty callbacks first,
-  // is taken off each.
-  let sdkTimerMs = 0;
+  // on whichever tick's interval they fall in, another variant's as often as their own: each
+  // callback's UI-thread CPU is measured, taken off that interval and charged to the variant whose
+  // tick (or timer) scheduled it. What the measuring itself adds to a callback (its two reads),
+  // found on empty callbacks first, is taken off each.
+  let current = 'floor';
+  let timerMs = {};
   let readingMs = 0;
-  const measured = (fn) => () => {
+  const measured = (owner, fn) => () => {
+    const outer = current;
+    current = owner;
     Atomics.wait(settleCell, 0, 0, 0.1); // brings this thread's schedstat up to date
     const a = schedNs(process.pid);
     try {
@@ -220,38 +227,44 @@ async function abChild() {
     } finally {
       Atomics.wait(settleCell, 0, 0, 0.1);
       const b = schedNs(process.pid);
-      if (a !== null && b !== null) sdkTimerMs += Math.max(0, (b - a) / 1e6 - readingMs);
+      if (a !== null && b !== null) timerMs[owner] = (timerMs[owner] ?? 0) + Math.max(0, (b - a) / 1e6 - readingMs);
+      current = outer;
     }
   };
   const empty = [];
   for (let i = 0; i < 30; i++) {
-    sdkTimerMs = 0;
-    await new Promise((r) => setTimeoutOf(measured(r), 1));
-    empty.push(sdkTimerMs);
+    timerMs = {};
+    await new Promise((r) => setTimeoutOf(measured('calibration', r), 1));
+    empty.push(timerMs.calibration ?? 0);
   }
   readingMs = empty.sort((x, y) => x - y)[empty.length >> 1];
-  sdkTimerMs = 0;
+  timerMs = {};
   globalThis.setTimeout = function sdkTimer(fn, ms, ...rest) {
-    return setTimeoutOf(measured(() => fn(...rest)), ms);
+    return setTimeoutOf(measured(current, () => fn(...rest)), ms);
   };
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rum-steady-ab-'));
-  const native = createTarget('native', { storageDir: dir, libPath: opt('lib') });
-  const floor = createTarget('floor', { libPath: opt('lib') });
+  const dirs = [];
+  const sdkDir = () => (dirs.push(fs.mkdtempSync(path.join(os.tmpdir(), 'rum-steady-ab-'))), dirs.at(-1));
+  const targets = {
+    floor: createTarget('floor', { libPath: opt('lib') }),
+    native: createTarget('native', { storageDir: sdkDir(), libPath: opt('lib') }),
+  };
+  if (opt('before-lib', null)) targets.before = await beforeTarget(opt('before-lib'), opt('before-capture', null), sdkDir());
+  const variants = Object.keys(targets);
   const attrs = buildAttributes();
-  native.startView('home', 'Home');
-  const spent = { native: [], floor: [] };
-  // The UI thread's CPU from one tick's start to the next one's: the tick's calls and whatever
-  // they left for the event loop (the SDK's timers), by the variant of the tick.
-  const thread = { native: [], floor: [] };
-  let timersMs = 0; // of which the SDK's timers
+  for (const v of variants) targets[v].startView('home', 'Home');
+  const spent = Object.fromEntries(variants.map((v) => [v, []]));
+  // The UI thread's CPU from one tick's start to the next one's: the tick's calls and what they
+  // left for the event loop, by the variant of the tick; the timers' by their owner.
+  const thread = Object.fromEntries(variants.map((v) => [v, []]));
+  const timersMs = Object.fromEntries(variants.map((v) => [v, 0])); // of which the SDK's timers
   const paced = new Paced(rate, attrs);
   let record = false;
   let last = null;
-  const variantOf = (tick) => (tick % 2 ? 'native' : 'floor');
+  const variantOf = (tick) => variants[tick % variants.length];
   const run = (ms) =>
     paced.run(
       ms,
-      (tick) => (tick % 2 ? native : floor).sdk,
+      (tick) => targets[variantOf(tick)].sdk,
       (tick, n, ms) => {
         if (record) spent[variantOf(tick)].push([ms, n]);
       },
@@ -259,30 +272,50 @@ async function abChild() {
         Atomics.wait(settleCell, 0, 0, 0.1); // brings this thread's schedstat up to date
         const ns = schedNs(process.pid);
         if (record && last !== null && ns !== null) {
-          if (n > 0) thread[variantOf(tick - 1)].push([(ns - last) / 1e6 - sdkTimerMs, n]);
-          thread.native.push([sdkTimerMs, 0]);
-          timersMs += sdkTimerMs;
+          const ran = Object.values(timerMs).reduce((a, b) => a + b, 0);
+          if (n > 0) thread[variantOf(tick - 1)].push([(ns - last) / 1e6 - ran, n]);
+          for (const v of variants) {
+            thread[v].push([timerMs[v] ?? 0, 0]);
+            timersMs[v] += timerMs[v] ?? 0;
+          }
         }
-        sdkTimerMs = 0;
+        timerMs = {};
         last = ns;
+        current = variantOf(tick); // the tick about to run, and its microtasks
       },
     );
   await run(1000);
   record = true;
   await run(seconds * 1000);
-  if (!native.flush().ok) throw new Error('flush did not finish');
-  native.stop();
-  fs.rmSync(dir, { recursive: true, force: true });
-  const perAction = (xs) => (xs.reduce((a, [ms]) => a + ms, 0) * 1000) / xs.reduce((a, [, n]) => a + n, 0);
-  process.stdout.write(
-    JSON.stringify({
-      native: perAction(spent.native),
-      floor: perAction(spent.floor),
-      uiNative: perAction(thread.native),
-      uiFloor: perAction(thread.floor),
-      uiNativeTimers: (timersMs * 1000) / thread.native.reduce((a, [, n]) => a + n, 0),
-    }) + '\n',
-  );
+  for (const v of variants.filter((x) => x !== 'floor')) {
+    if (!targets[v].flush().ok) throw new Error(`${v}: flush did not finish`);
+    targets[v].stop();
+  }
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  const actions = (xs) => xs.reduce((a, [, n]) => a + n, 0);
+  const perAction = (xs) => (xs.reduce((a, [ms]) => a + ms, 0) * 1000) / actions(xs);
+  const out = {};
+  for (const v of variants) {
+    out[v] = perAction(spent[v]);
+    out[`ui_${v}`] = perAction(thread[v]);
+    out[`timers_${v}`] = (timersMs[v] * 1000) / actions(thread[v]);
+  }
+  process.stdout.write(JSON.stringify(out) + '\n');
+}
+
+/** The "before" build beside the current one: its library, and its capture code when given. */
+async function beforeTarget(lib, capture, storageDir) {
+  const { RumPipeline } = loadNative(path.resolve(lib));
+  const { CallBuffer: Before } = capture ? await import(pathToFileURL(path.resolve(capture)).href) : { CallBuffer: null };
+  const p = new RumPipeline({ storageDir, applicationId: '6c0d1e2f-3a4b-4c5d-8e6f-7a8b9c0d1e2f', service: 'burst', version: '0.0.0', env: 'bench', trackingConsent: 'granted' });
+  const sdk = Before ? bufferFor(Before, p) : p;
+  const handOver = () => sdk.handOverAll?.();
+  return {
+    sdk,
+    startView: (key, name) => sdk.startView(key, name),
+    flush: () => (handOver(), { ok: p.flush() === true }),
+    stop: () => (handOver(), p.stop()),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -291,8 +324,9 @@ async function abChild() {
 /** The capture code of the "before" variant (--before-capture), or null: the current one. */
 let beforeCapture = null;
 
-function runChild(variant, rate, seconds, lib, strace) {
+function runChild(variant, rate, seconds, lib, strace, beforeLib = null) {
   const base = [SELF, '--child', '--variant', variant, '--rate', String(rate), '--seconds', String(seconds), '--lib', lib];
+  if (beforeLib) base.push('--before-lib', beforeLib, ...(beforeCapture ? ['--before-capture', beforeCapture] : []));
   let cmd = process.execPath;
   let argv = base;
   let traceDir = null;
@@ -388,7 +422,7 @@ function main() {
   // The calls alone: one process per sample and rate, native and floor alternating inside it.
   const ab = {};
   for (let r = 0; r < samples; r++) {
-    for (const rate of rates) (ab[rate] ??= []).push(runChild('ab', rate, seconds, lib, false));
+    for (const rate of rates) (ab[rate] ??= []).push(runChild('ab', rate, seconds, lib, false, before ? path.resolve(before) : null));
   }
   const traced = {};
   if (strace) {
@@ -446,18 +480,31 @@ function main() {
     const abFloor = stats(abs.map((o) => o.floor));
     const abBeyond = stats(abs.map((o) => o.native - o.floor));
     table.push({ rate, variant: 'calls alone', native: abNative, floor: abFloor, beyond_floor: abBeyond });
-    const uiNative = stats(abs.map((o) => o.uiNative));
-    const uiFloor = stats(abs.map((o) => o.uiFloor));
-    const uiBeyond = stats(abs.map((o) => o.uiNative - o.uiFloor));
-    table.push({ rate, variant: 'UI thread, one process', native: uiNative, floor: uiFloor, beyond_floor: uiBeyond });
+    const uiNative = stats(abs.map((o) => o.ui_native));
+    const uiFloor = stats(abs.map((o) => o.ui_floor));
+    const uiBeyond = stats(abs.map((o) => o.ui_native - o.ui_floor));
+    const uiTimers = stats(abs.map((o) => o.timers_native));
+    table.push({ rate, variant: 'UI thread, one process', native: uiNative, floor: uiFloor, beyond_floor: uiBeyond, timers: uiTimers });
+    const withBefore = abs.every((o) => typeof o.before === 'number');
     console.log(
-      `one process, native and floor ticks alternating (µs per action; median [p95] of ${samples} processes):\n` +
+      `one process, ${withBefore ? 'floor, native and before' : 'native and floor'} ticks taking turns (µs per action; median [p95] of ${samples} processes):\n` +
         `  the calls alone (wall time inside the calls): native ${fmt(abNative.median)} [${fmt(abNative.p95)}], ` +
         `floor ${fmt(abFloor.median)} [${fmt(abFloor.p95)}], beyond the floor ${fmt(abBeyond.median)} [${fmt(abBeyond.p95)}]\n` +
-        `  UI-thread CPU from a tick's start to the next's (its calls; the SDK's timers charged to native wherever they ran): native ` +
-        `${fmt(uiNative.median)} [${fmt(uiNative.p95)}], floor ${fmt(uiFloor.median)} [${fmt(uiFloor.p95)}], ` +
+        `  UI-thread CPU from a tick's start to the next's, the SDK's timers charged to the variant that scheduled them: native ` +
+        `${fmt(uiNative.median)} [${fmt(uiNative.p95)}] (its timers ${fmt(uiTimers.median)}), floor ${fmt(uiFloor.median)} [${fmt(uiFloor.p95)}], ` +
         `beyond the floor ${fmt(uiBeyond.median)} [${fmt(uiBeyond.p95)}]`,
     );
+    if (withBefore) {
+      const bCalls = stats(abs.map((o) => o.before - o.floor));
+      const bUi = stats(abs.map((o) => o.ui_before - o.ui_floor));
+      const bTimers = stats(abs.map((o) => o.timers_before));
+      const diff = stats(abs.map((o) => o.ui_before - o.ui_native));
+      table.push({ rate, variant: 'before, one process', calls_beyond_floor: bCalls, beyond_floor: bUi, timers: bTimers, before_minus_native: diff });
+      console.log(
+        `  before, in the same processes: the calls ${fmt(bCalls.median)} [${fmt(bCalls.p95)}] beyond the floor; UI thread ` +
+          `${fmt(bUi.median)} [${fmt(bUi.p95)}] beyond the floor (its timers ${fmt(bTimers.median)}); before − native ${fmt(diff.median)} [${fmt(diff.p95)}]`,
+      );
+    }
     if (strace) {
       console.log(`system calls per action (one sample per variant under strace -f, within the measured window):`);
       for (const v of variants) {

@@ -318,9 +318,8 @@ fn the_capture_buffer_lingers_as_long_as_config_rs_says() {
     let ets = read("ets/src/main/ets/capture/CallBuffer.ets");
     let stated = format!("export const CAPTURE_LINGER_MS: number = {CAPTURE_LINGER_MS};");
     assert!(ets.contains(&stated), "CallBuffer.ets should say `{stated}` (src/core/config.rs)");
-    assert_eq!(
-        CAPTURE_LINGER_MS + WRITER_LINGER_MS,
-        250,
-        "what a kill may lose of a stream (the two lingers together) stays a quarter of a second"
+    assert!(
+        CAPTURE_LINGER_MS + WRITER_LINGER_MS <= 250,
+        "by default what a kill may lose of a stream (the two lingers together) is at most a quarter of a second"
     );
 }

@@ -58,22 +58,22 @@ pub const WRITER_HOLD_MAX_BYTES: u64 = 8 * 1024 * 1024;
 /// actions per second costs 4 wake-ups a second instead of a few hundred. A lone event (none in the previous linger) is
 /// still written at once. The price: a process killed without a flush (crashes, `flush()`,
 /// `stop()` and the facade's flush when the app goes to the background write at once) loses up to
-/// this much of the latest stream, after the capture buffer's own [`CAPTURE_LINGER_MS`]: the two
-/// together are a quarter of a second (250 ms was this linger alone before the capture buffer
-/// lingered too). A writer linger of 100 ms cost the VM a third more writer CPU at 300 actions/s
-/// than 250 ms, 1 s a third less, for four times the exposure.
-pub const WRITER_LINGER_MS: u64 = 150;
+/// this much of the latest stream (plus the capture buffer's [`CAPTURE_LINGER_MS`] where a host
+/// turns that on). A quarter of a second: 100 ms cost the VM a third more writer CPU at 300
+/// actions/s, 1 s a third less, for four times the exposure.
+pub const WRITER_LINGER_MS: u64 = 250;
 
 /// How long the HAR's capture buffer (`ets/src/main/ets/capture/CallBuffer.ets`, which states the
-/// same number; `tests/limits.rs` holds them equal) gathers a stream's calls, made on turns less
-/// than this after its last handover, before one timer hands them over in one crossing. A
-/// handover costs the UI thread a few calls' worth whatever it carries (the crossing, the parse
-/// and the documents' hand-off, found cold between a stream's turns): at 300 calls a second one per
-/// 10 ms turn cost more than the calls themselves, one per 100 ms carries about 30
-/// (`docs/benchmarks.md`, "The capture linger"). A lone call (nothing handed over for this long)
-/// and a burst still cross at the end of their turn. The price is what a kill may lose, which
-/// [`WRITER_LINGER_MS`] was shortened to keep at 250 ms in all.
-pub const CAPTURE_LINGER_MS: u64 = 100;
+/// same number; `tests/limits.rs` holds them equal) gathers a stream's calls (turns less than this
+/// after its last handover) before one timer hands them over in one crossing; 0, the default: every
+/// turn's calls cross at its end. Off because it measured no gain on the development VM: one
+/// handover per 100 ms instead of one per 10 ms tick left the UI thread's CPU per action where it
+/// was at 300 actions/s and raised it at 30/s (ticks of both builds taking turns in one process,
+/// `docs/benchmarks.md`, "The capture linger"): a handover's cost is mostly per call (the
+/// stringify, the parse, the processing), and run 100 ms later it finds them colder than at the
+/// end of their own tick. `RumMonitor`'s `pipeline.captureLingerMs` turns it on, for a device to
+/// measure (the demo HAP's steady-state card does); it adds to what a kill may lose.
+pub const CAPTURE_LINGER_MS: u64 = 0;
 
 /// Time the SDK may spend on the caller's turn before it queues.
 ///
