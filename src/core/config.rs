@@ -64,15 +64,15 @@ pub const WRITER_HOLD_MAX_BYTES: u64 = 8 * 1024 * 1024;
 pub const WRITER_LINGER_MS: u64 = 250;
 
 /// How long the HAR's capture buffer (`ets/src/main/ets/capture/CallBuffer.ets`, which states the
-/// same number; `tests/limits.rs` holds them equal) gathers a stream's calls (turns less than this
-/// after its last handover) before one timer hands them over in one crossing; 0, the default: every
-/// turn's calls cross at its end. Off because it measured no gain on the development VM: one
-/// handover per 100 ms instead of one per 10 ms tick left the UI thread's CPU per action where it
-/// was at 300 actions/s and raised it at 30/s (ticks of both builds taking turns in one process,
-/// `docs/benchmarks.md`, "The capture linger"): a handover's cost is mostly per call (the
-/// stringify, the parse, the processing), and run 100 ms later it finds them colder than at the
-/// end of their own tick. `RumMonitor`'s `pipeline.captureLingerMs` turns it on, for a device to
-/// measure (the demo HAP's steady-state card does); it adds to what a kill may lose.
+/// same number; `tests/limits.rs` holds them equal) gathers a stream's calls (turns less than
+/// 50 ms after its last handover) before one timer hands them over in one crossing; 0, the
+/// default: every turn's calls cross at its end. Off by default because, measured on the
+/// development VM (`docs/benchmarks.md`, "The capture linger"), a 100 ms linger paid at 30 to 300
+/// actions/s only beside the writer's full [`WRITER_LINGER_MS`]: on, it would raise what a kill
+/// without a flush may lose of a stream past 250 ms, and a writer linger shortened to 150 ms to
+/// make room cost the UI thread more (the writer woken more often) than the capture linger saved.
+/// `RumMonitor`'s `pipeline.captureLingerMs` turns it on, for a device to measure (the demo HAP's
+/// steady-state card does).
 pub const CAPTURE_LINGER_MS: u64 = 0;
 
 /// Time the SDK may spend on the caller's turn before it queues.

@@ -141,6 +141,27 @@ test('a stream: calls on turns within the linger wait for one timer and cross to
   assert.deepEqual(actionNames(docsOf(p)), ['s-0', 's-1', 's-2', 's-3', 's-4']);
 });
 
+test('with a linger on, a sparse stream (a call 50 ms or more after the last handover) still crosses at the end of its turn', async (t) => {
+  let now = 1_000;
+  const { calls, crossings } = captured(t, {}, { lingerMs: 10_000 }, () => now);
+  calls.startView('v', 'V');
+  await nextTurn();
+  now += 49;
+  calls.addAction('tap', 'dense');
+  await nextTurn();
+  assert.equal(calls.stats().buffered, 1, '49 ms after the last handover: a stream, it waits');
+  calls.handOverAll();
+  const before = crossings.n;
+  now += 50;
+  const timers = await countingTimers(async () => {
+    calls.addAction('tap', 'sparse');
+    await Promise.resolve();
+    await Promise.resolve();
+  });
+  assert.equal(crossings.n - before, 1, '50 ms after it: crossed at the end of its turn');
+  assert.equal(timers.length, 0, 'with no timer');
+});
+
 /** A pipeline whose buffer holds one call waiting for a long linger: a stream's second turn. */
 async function withLingeringCall(t, name) {
   const c = captured(t, {}, { lingerMs: 10_000 });
