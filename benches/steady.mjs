@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Steady-state cost of the native module (issue 25): actions at a steady rate (30 and 300 per
 // second; every 10 ms, the actions due by then, as scripts/burst's rate scenarios), measured
-// beside the floor (copyArgsFloor: the same loop, only the argument copy) and the two plain-JS
+// beside the floor (a JS loop that only snapshots the arguments) and the two plain-JS
 // peers of scripts/burst (the JS queue, the pre-queue baseline SDK) in the same run, each sample in
 // a fresh process, variants alternating.
 //
@@ -23,12 +23,14 @@
 //   - idle: the writer's wake-ups during 1 s with no event after the run (and its flush);
 //   - JS timers: the setTimeout calls the SDK made (native: turn ends, slices, views due; the JS
 //     queue: its turn ends and slices);
-//   - the calls alone, in one process: ticks of native addAction and of the floor alternate, the
+//   - the calls alone, in one process: ticks of native addAction and of the floor take turns
+//     (and of "before", its library and capture code loaded beside, when --before is given), the
 //     wall time inside the calls per action (the UI thread runs throughout a call), so the
 //     process-to-process spread of the per-thread CPU figures does not enter this one; and in the
 //     same process the UI thread's CPU (schedstat, brought up to date at each tick's start) from
-//     one tick's start to the next's, charged to the tick's variant: its calls and the timers
-//     they left for the event loop, without the spread between processes.
+//     one tick's start to the next's, charged to the tick's variant, each SDK timer's callback
+//     measured and charged to the variant that scheduled it. With three variants taking turns
+//     each sees a third of the rate.
 // Nothing asserts a time; the targets are printed as met / NOT met.
 
 import { spawnSync, execFileSync } from 'node:child_process';
