@@ -438,13 +438,27 @@ impl Serialize for ViewBody<'_> {
     }
 }
 
+/// An event document other than a view: the common entries, the view it happened in, and its own
+/// body under `key`.
+fn event_document<S: Serializer, B: Serialize>(
+    s: S,
+    kind: DocumentKind,
+    common: &Common,
+    extra: DdExtra<'_>,
+    view: &ViewRef,
+    key: &'static str,
+    body: B,
+) -> Result<S::Ok, S::Error> {
+    let mut m = s.serialize_map(None)?;
+    common_entries(&mut m, kind, common, extra)?;
+    m.serialize_entry("view", view)?;
+    m.serialize_entry(key, &body)?;
+    m.end()
+}
+
 impl Serialize for ActionDocument {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(None)?;
-        common_entries(&mut m, DocumentKind::Action, &self.common, DdExtra::None)?;
-        m.serialize_entry("view", &self.view)?;
-        m.serialize_entry("action", &ActionBody(self))?;
-        m.end()
+        event_document(s, DocumentKind::Action, &self.common, DdExtra::None, &self.view, "action", ActionBody(self))
     }
 }
 
@@ -472,11 +486,7 @@ impl Serialize for Name<'_> {
 
 impl Serialize for ErrorDocument {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(None)?;
-        common_entries(&mut m, DocumentKind::Error, &self.common, DdExtra::None)?;
-        m.serialize_entry("view", &self.view)?;
-        m.serialize_entry("error", &ErrorBody(self))?;
-        m.end()
+        event_document(s, DocumentKind::Error, &self.common, DdExtra::None, &self.view, "error", ErrorBody(self))
     }
 }
 
@@ -516,12 +526,16 @@ impl Serialize for ErrorBody<'_> {
 
 impl Serialize for ResourceDocument {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(None)?;
         let trace = self.details.as_ref().and_then(|d| d.trace.as_ref());
-        common_entries(&mut m, DocumentKind::Resource, &self.common, trace.map_or(DdExtra::None, DdExtra::Trace))?;
-        m.serialize_entry("view", &self.view)?;
-        m.serialize_entry("resource", &ResourceBody(self))?;
-        m.end()
+        event_document(
+            s,
+            DocumentKind::Resource,
+            &self.common,
+            trace.map_or(DdExtra::None, DdExtra::Trace),
+            &self.view,
+            "resource",
+            ResourceBody(self),
+        )
     }
 }
 
@@ -552,11 +566,15 @@ impl Serialize for ResourceBody<'_> {
 
 impl Serialize for LongTaskDocument {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(None)?;
-        common_entries(&mut m, DocumentKind::LongTask, &self.common, DdExtra::None)?;
-        m.serialize_entry("view", &self.view)?;
-        m.serialize_entry("long_task", &LongTaskBody(self))?;
-        m.end()
+        event_document(
+            s,
+            DocumentKind::LongTask,
+            &self.common,
+            DdExtra::None,
+            &self.view,
+            "long_task",
+            LongTaskBody(self),
+        )
     }
 }
 
@@ -574,11 +592,7 @@ impl Serialize for LongTaskBody<'_> {
 
 impl Serialize for AppLaunchDocument {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(None)?;
-        common_entries(&mut m, DocumentKind::Vital, &self.common, DdExtra::None)?;
-        m.serialize_entry("view", &self.view)?;
-        m.serialize_entry("vital", &AppLaunchBody(self))?;
-        m.end()
+        event_document(s, DocumentKind::Vital, &self.common, DdExtra::None, &self.view, "vital", AppLaunchBody(self))
     }
 }
 

@@ -170,6 +170,20 @@ impl BindingPipeline {
         Ok(())
     }
 
+    /// [`record`](Self::record), unless the call lands in an untracked session: then it returns
+    /// at once, its arguments unread.
+    fn record_event<'e>(
+        &'e self,
+        js: Js<'e>,
+        method: &'static str,
+        read: impl FnOnce(&Args<'e>) -> ArgResult<(EventKind, Attrs)>,
+    ) -> Result<()> {
+        if self.untracked() {
+            return Ok(());
+        }
+        self.record(js, method, read)
+    }
+
     /// Whether this call lands in an untracked session (`sessionSampleRate`) and returns at once,
     /// before its arguments are read: it would write nothing. Not while events are queued (one
     /// of them could end the session) nor from inside the event mapper.
@@ -212,10 +226,7 @@ impl BindingPipeline {
     }
 
     pub fn add_action<'e>(&'e self, js: Js<'e>, t: Value<'e>, name: Value<'e>, attributes: Value<'e>) -> Result<()> {
-        if self.untracked() {
-            return Ok(());
-        }
-        self.record(js, "addAction", |r| self.action(r, t, name, attributes, None))
+        self.record_event(js, "addAction", |r| self.action(r, t, name, attributes, None))
     }
 
     /// One action's arguments. Inside `addActions`, `within` is the element's path
@@ -278,10 +289,7 @@ impl BindingPipeline {
         attributes: Value<'e>,
         details: Value<'e>,
     ) -> Result<()> {
-        if self.untracked() {
-            return Ok(());
-        }
-        self.record(js, "addError", |r| {
+        self.record_event(js, "addError", |r| {
             let message = self.text(r, message, "message")?;
             let source = r.enumerated(source, "source", ErrorSource::parse, ErrorSource::ALL)?;
             let stack = self.opt_text(r, stack, "stack")?;
@@ -318,10 +326,7 @@ impl BindingPipeline {
         url: Value<'e>,
         attributes: Value<'e>,
     ) -> Result<()> {
-        if self.untracked() {
-            return Ok(());
-        }
-        self.record(js, "startResource", |r| {
+        self.record_event(js, "startResource", |r| {
             let key = self.text(r, key, "key")?;
             let method = r.enumerated(method, "method", HttpMethod::parse_any_case, HttpMethod::ALL)?;
             let url = self.text(r, url, "url")?;
@@ -340,10 +345,7 @@ impl BindingPipeline {
         attributes: Value<'e>,
         details: Value<'e>,
     ) -> Result<()> {
-        if self.untracked() {
-            return Ok(());
-        }
-        self.record(js, "stopResource", |r| {
+        self.record_event(js, "stopResource", |r| {
             let key = self.text(r, key, "key")?;
             let status_code = r.integer(status_code, "statusCode", 0.0, 999.0)? as u16;
             let kind = r.enumerated(kind, "kind", ResourceKind::parse, ResourceKind::ALL)?;
@@ -362,10 +364,7 @@ impl BindingPipeline {
         error_type: Value<'e>,
         attributes: Value<'e>,
     ) -> Result<()> {
-        if self.untracked() {
-            return Ok(());
-        }
-        self.record(js, "stopResourceWithError", |r| {
+        self.record_event(js, "stopResourceWithError", |r| {
             let key = self.text(r, key, "key")?;
             let message = self.text(r, message, "message")?;
             let error_type = self.opt_text(r, error_type, "errorType")?;
@@ -380,10 +379,7 @@ impl BindingPipeline {
         attributes: Value<'e>,
         started_at: Value<'e>,
     ) -> Result<()> {
-        if self.untracked() {
-            return Ok(());
-        }
-        self.record(js, "addLongTask", |r| {
+        self.record_event(js, "addLongTask", |r| {
             let duration_ns = duration_ns(r, duration, "durationMs")?;
             let attrs = self.attrs(r, attributes)?;
             let start_wall_ms = r.opt_integer(started_at, "startedAt", 0.0, MAX_DATE_MS)?.map(|d| d as i64);
@@ -398,10 +394,7 @@ impl BindingPipeline {
         started_at: Value<'e>,
         attributes: Value<'e>,
     ) -> Result<()> {
-        if self.untracked() {
-            return Ok(());
-        }
-        self.record(js, "addAppLaunch", |r| {
+        self.record_event(js, "addAppLaunch", |r| {
             let duration_ns = duration_ns(r, duration, "durationMs")?;
             let start_wall_ms = r.integer(started_at, "startedAt", 0.0, MAX_DATE_MS)? as i64;
             Ok((EventKind::AppLaunch { duration_ns, start_wall_ms }, self.attrs(r, attributes)?))
@@ -409,10 +402,7 @@ impl BindingPipeline {
     }
 
     pub fn add_timing<'e>(&'e self, js: Js<'e>, name: Value<'e>) -> Result<()> {
-        if self.untracked() {
-            return Ok(());
-        }
-        self.record(js, "addTiming", |r| {
+        self.record_event(js, "addTiming", |r| {
             Ok((EventKind::AddTiming { name: self.text(r, name, "name")? }, Attrs::default()))
         })
     }
