@@ -1,7 +1,8 @@
 // A deterministic profile of the caller's cost: Node-API calls and instructions per call of
-// `addAction` through the HAR's capture buffer (`buffered`: every Node-API call of every handover,
-// `ingest`, amortized over the burst's calls; its instructions include parsing and processing, so
-// only its Node-API calls compare), `addAction` (queued and inline), `addActions` (attributes as plain objects, and as Maps, the way
+// `addAction` through the HAR's capture buffer (`buffered`: every Node-API call and native
+// instruction on the JS thread of every handover, `ingest`, and of the dispatcher's timers, the
+// slices, amortized over the burst's calls: the parse of a slice's text runs on the parse thread
+// and is not counted; its instructions include processing, so only its Node-API calls compare), `addAction` (queued and inline), `addActions` (attributes as plain objects, and as Maps, the way
 // Sendable events carry them) and the floor (`copyArgsFloor`, a native function that only copies
 // the same arguments), counted by valgrind's callgrind, which counts instructions,
 // not seconds, so the figures repeat whatever else the machine is doing.
@@ -104,10 +105,17 @@ function profile(variant, n) {
   const out = path.join(os.tmpdir(), `rum-napi-calls-${variant}-${n}-${process.pid}.out`);
   // Only the native callback of the measured method is collected: the JS loop around it and the
   // engine's call into native code are the same for every variant, and later processing (slices,
-  // the final drain) is not the caller's capture cost.
+  // the final drain) is not the caller's capture cost, except for `buffered`, whose handovers
+  // leave their processing to the dispatcher's timers: those are collected too.
   // The methods' callbacks are the receiver-checked ones of src/napi/methods.rs (`on_prototype::<method>`).
-  const collect = { buffered: '*on_prototype::ingest', floor: '*copy_args_floor_c_callback*', addActions: '*on_prototype::add_actions', addActionsMap: '*on_prototype::add_actions' }[variant] ?? '*on_prototype::add_action';
-  const r = spawnSync('valgrind', ['--tool=callgrind', '--separate-threads=yes', `--toggle-collect=${collect}`, `--callgrind-out-file=${out}`, process.execPath, '--max-semi-space-size=64', SELF, '--child', variant, String(n)], {
+  const collect = {
+    buffered: ['*on_prototype::ingest', '*HostScheduler::new::{{closure}}*'],
+    floor: ['*copy_args_floor_c_callback*'],
+    addActions: ['*on_prototype::add_actions'],
+    addActionsMap: ['*on_prototype::add_actions'],
+  }[variant] ?? ['*on_prototype::add_action'];
+  const toggles = collect.map((c) => `--toggle-collect=${c}`);
+  const r = spawnSync('valgrind', ['--tool=callgrind', '--separate-threads=yes', ...toggles, `--callgrind-out-file=${out}`, process.execPath, '--max-semi-space-size=64', SELF, '--child', variant, String(n)], {
     env: { ...process.env, RUM_NATIVE_LIB: libraryPath(), RUM_NATIVE_QUIET: '1' },
     encoding: 'utf8',
   });

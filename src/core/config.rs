@@ -115,6 +115,12 @@ pub const MAX_VIEW_UPDATE_INTERVAL_MS: u64 = 60_000;
 /// (`docs/design.md`).
 pub const QUEUE_CAPACITY: usize = 5_000;
 
+/// Slices' handover texts one dispatcher's parse thread may hold at once: at the next, the JS
+/// thread waits for them, so the texts in parse stay bounded (a slice's handover carries at most the
+/// capture buffer's 4,096 calls) even if that thread falls behind. A burst keeps one or two in
+/// parse: each slice takes in what the one before handed over.
+pub const MAX_RUNS_IN_PARSE: usize = 4;
+
 /// Roll the active batch past this size. Matches the reference SDK's batch size, which its intake
 /// accepts in one request.
 pub const BATCH_MAX_BYTES: u64 = 512 * 1024;

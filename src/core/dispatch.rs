@@ -47,8 +47,10 @@ use super::sequencer::Sequencer;
 use super::stats::{Counter, DispatchCounters};
 use crate::log;
 pub use handover::HandoverAt;
+use parse_ahead::ParseAhead;
 
 mod handover;
+mod parse_ahead;
 
 /// How the event being processed was reached: the moments its view documents may go out at
 /// (after the event, at the end of its slice or drain), and whether a failure is one of a deferred
@@ -114,12 +116,15 @@ pub struct Dispatcher<C: Clock, S: Scheduler> {
     /// The active view the queue leaves behind: an action that finds none opens a launch view,
     /// and that is a drain point.
     view_after_queue: ViewAfterQueue,
+    /// Slices' handover texts in parse on another thread: after the queue, before later calls.
+    ahead: ParseAhead,
 }
 
 impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     pub fn new(sequencer: Arc<Sequencer>, clock: C, scheduler: S) -> Self {
         let clock = Rc::new(clock);
         let inbox = Inbox { clock: Rc::clone(&clock), sequencer: Arc::clone(&sequencer), events: Rc::default() };
+        let ahead = ParseAhead::new(Arc::clone(sequencer.counters()));
         Self {
             sequencer,
             clock,
@@ -133,6 +138,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
             running_inbox: false,
             docs: Vec::new(),
             view_after_queue: ViewAfterQueue::AsNow,
+            ahead,
         }
     }
 
@@ -153,9 +159,10 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
         self.inbox.clone()
     }
 
-    /// Events of this dispatcher waiting for a slice.
+    /// Events of this dispatcher waiting for a slice, and runs of handed-over calls in parse
+    /// (a run counts one: `0` means nothing waits).
     pub fn queue_len(&self) -> usize {
-        self.queue.len()
+        self.queue.len() + self.ahead.in_flight()
     }
 
     /// Installs (or removes) the event mapper run on each non-view document before it is written.
@@ -178,6 +185,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     /// copied the arguments. On the inline path the whole call is charged to the turn: the budget
     /// is the SDK's time on the caller's turn, and copying arguments is part of it.
     pub fn call_from(&mut self, started_ns: u64, kind: EventKind, attrs: Attrs) {
+        self.catch_up();
         let ev = self.capture(kind, attrs);
         self.route(ev, started_ns);
     }
@@ -198,6 +206,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     where
         I: IntoIterator<Item = (EventKind, Attrs)>,
     {
+        self.catch_up();
         // Calls of age 0: all at this moment, with consecutive sequence numbers.
         let calls = calls.into_iter().map(|(kind, attrs)| Handed { age_ns: 0, kind, attrs });
         let events = handover::stamp(&*self.clock, &self.sequencer, calls);
@@ -210,6 +219,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
 
     /// Routes an already captured event (what [`Self::call`] does after capturing).
     pub fn dispatch(&mut self, ev: Event) {
+        self.catch_up();
         let now = self.clock.mono_ns();
         self.route(ev, now);
     }
@@ -266,8 +276,13 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     /// calls over, having spent `spent_ns` of the budget on them): queued events until the budget
     /// is spent; the next slice is scheduled while anything is left.
     fn slice_now(&mut self, spent_ns: u64) {
+        self.take_parsed(false);
         if self.queue.is_empty() {
-            return; // a drain got there first
+            // A drain got there first, or what was handed over is still in parse: come back for it.
+            if self.ahead.in_flight() > 0 && !self.slice_scheduled {
+                self.schedule_slice();
+            }
+            return;
         }
         // A slice on a turn of its own is that turn's processing: busy while it runs.
         let own_turn = !self.turn.end_scheduled;
@@ -279,7 +294,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
         if own_turn {
             self.sequencer.sink().turn_busy(false);
         }
-        if !self.queue.is_empty() && !self.slice_scheduled {
+        if (!self.queue.is_empty() || self.ahead.in_flight() > 0) && !self.slice_scheduled {
             self.schedule_slice();
         }
     }
@@ -469,6 +484,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     }
 
     fn drain_queue(&mut self) {
+        self.catch_up();
         if !self.queue.is_empty() {
             self.begin_turn();
         }
@@ -612,6 +628,7 @@ impl<C: Clock, S: Scheduler> Drop for Dispatcher<C, S> {
     fn drop(&mut self) {
         let delivered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             self.run_inbox(Mode::DRAIN);
+            self.catch_up();
             if self.drain_unbudgeted().is_some() {
                 log::info("dispatcher dropped with queued events; they were processed first");
             }

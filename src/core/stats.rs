@@ -94,6 +94,11 @@ macro_rules! for_each_counter_set {
                 /// their budget (half of `eventMaxBytes`) in the order calls from several threads
                 /// were applied; one thread's own calls past it throw at the call instead.
                 attributes_refused,
+                /// Calls of the capture buffer's slices parsed on the parse thread, off the JS thread.
+                calls_parsed_ahead,
+                /// Slices' handovers the parse thread refused (text the capture buffer does not
+                /// make): their calls are not recorded; logged.
+                handovers_refused,
             }
 
             /// Storage-side counters (the writer thread and the upload side).

@@ -488,15 +488,21 @@ impl BindingPipeline {
             let skipped = r.integer(skipped, "skipped", 0.0, MAX_SKIPPED)?;
             Ok((r.string(calls, "calls")?, r.boolean(slice, "slice")?, spent, skipped))
         })?;
-        let handed = handover::parse(&text, self.max_event)
-            .map_err(|e| throw(js, ArgError::Type(format!("ingest: calls is not a capture buffer's handover: {e}"))))?;
+        let refused = |e: handover::HandoverError| {
+            throw(js, ArgError::Type(format!("ingest: calls is not a capture buffer's handover: {e}")))
+        };
         self.pipeline.sequencer.counters().calls_untracked.add(skipped);
-        // What the JS side spent, and what reading and parsing the text took here.
-        let js_spent_ns = ((spent_ms * 1e6) as u64).saturating_add(self.clock.mono_ns().saturating_sub(started));
-        let at = if slice { HandoverAt::Slice { js_spent_ns } } else { HandoverAt::Turn { js_spent_ns } };
+        // What the JS side spent, and what reading (and parsing) the text took here.
+        let js_spent =
+            |clock: &HostClock| ((spent_ms * 1e6) as u64).saturating_add(clock.mono_ns().saturating_sub(started));
         match self.dispatcher.try_borrow_mut() {
-            Ok(mut d) => d.hand_over(handed, at),
-            Err(_) => self.inbox.push_handed(handed),
+            // A slice's text is parsed off this thread (core::dispatch::parse_ahead).
+            Ok(mut d) if slice => d.hand_over_slice(text, self.max_event, js_spent(&self.clock)).map_err(refused)?,
+            Ok(mut d) => {
+                let handed = handover::parse(&text, self.max_event).map_err(refused)?;
+                d.hand_over(handed, HandoverAt::Turn { js_spent_ns: js_spent(&self.clock) });
+            }
+            Err(_) => self.inbox.push_handed(handover::parse(&text, self.max_event).map_err(refused)?),
         }
         Ok(self.nothing_queued() && self.pipeline.sequencer.session_untracked(self.clock.wall_ms()))
     }

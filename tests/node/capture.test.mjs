@@ -115,6 +115,7 @@ test('a lone call: handed over at the end of its turn in one crossing, with no t
   assert.equal(calls.stats().buffered, 0, 'handed over within the turn');
   assert.equal(timers.length, 0, 'the buffer scheduled no timer');
   assert.equal(p.stats().callsInline >= 2, true, 'processed inline, not queued');
+  assert.equal(p.stats().callsParsedAhead, 0, 'parsed on its turn, no other thread waited for');
 });
 
 test('a stream: calls on turns within the linger wait for one timer and cross together, in order', async (t) => {
@@ -222,7 +223,11 @@ test('a burst beyond the turn budget crosses in slices, one crossing each, nothi
   assert.ok(crossings.n - afterLoop > 2, `handed over in several slices: ${crossings.n - afterLoop}`);
   assert.ok(crossings.n < 20_000 / 10, `far fewer crossings than calls: ${crossings.n}`);
   p.flush();
-  assert.equal(ofType(docsOf(p), 'action').length, 20_000);
+  assert.deepEqual(actionNames(docsOf(p)), Array.from({ length: 20_000 }, (_, i) => `s-${i}`));
+  // The slices' texts were parsed on the parse thread, the turn's own handover where it was made.
+  const { callsParsedAhead, handoversRefused } = p.stats();
+  assert.ok(callsParsedAhead > 20_000 / 2 && callsParsedAhead <= 20_001, `calls parsed off the JS thread: ${callsParsedAhead}`);
+  assert.equal(handoversRefused, 0);
 });
 
 test('the buffer is bounded: at its capacity a slice crosses on the caller\'s turn', (t) => {
@@ -284,10 +289,13 @@ test('ingest refuses text that is not a capture buffer\'s handover, and records 
   for (const text of ['[1,[0,1,"tap","a",null],[7,1]]', 'not json', '[]', '[1,[0,1,"tap","a",[1]]]']) {
     assert.throws(() => p.ingest(text, false, 0, 0), { name: 'TypeError', message: /^ingest: calls is not a capture buffer's handover/ }, text);
   }
+  // A slice's text is parsed on the parse thread: refused there, counted, and nothing recorded.
+  assert.equal(p.ingest('[1,[0,1,"tap","a",null],[7,1]]', true, 0, 0), false);
   assert.throws(() => p.ingest('[1]', false, -1, 0), { name: 'RangeError', message: /spentMs/ });
   assert.throws(() => p.ingest(5, false, 0, 0), { name: 'TypeError', message: /calls must be a string/ });
   p.flush();
   assert.equal(ofType(docsOf(p), 'action').length, 0);
+  assert.equal(p.stats().handoversRefused, 1);
 });
 
 test('two threads with their capture buffers on one pipeline: each thread\'s calls once, in call order', async (t) => {

@@ -239,6 +239,13 @@ export interface PipelineStats {
    * were applied; one thread's own calls past it throw at the call instead.
    */
   attributesRefused: number
+  /** Calls of the capture buffer's slices parsed on the parse thread, off the JS thread. */
+  callsParsedAhead: number
+  /**
+   * Slices' handovers the parse thread refused (text the capture buffer does not
+   * make): their calls are not recorded; logged.
+   */
+  handoversRefused: number
   /** Documents appended to batch files or the pre-consent buffer. */
   documentsWritten: number
   /** Bytes appended, all files. */

@@ -1,0 +1,131 @@
+//! Slices' handover texts parsed on the dispatcher's parse thread (core::dispatch::parse_ahead):
+//! their calls arrive whole and in order, nothing called after a run overtakes it, a drain waits
+//! for its parse, a refused text records nothing, and after stop the text is parsed on the caller's
+//! thread again. The parse thread is real, so these tests wait for it where a slice would.
+
+mod dispatch_support;
+
+use std::time::Duration;
+
+use dispatch_support::*;
+use rum_native::core::config::MAX_RUNS_IN_PARSE;
+use rum_native::core::seam::Timer;
+
+/// A capture buffer's handover text of `n` custom actions named `{prefix}{i}`, made `age_ms`
+/// before the handover.
+fn actions_text(prefix: &str, n: usize, age_ms: f64) -> String {
+    let now = 10_000.0;
+    let calls: Vec<String> =
+        (0..n).map(|i| format!(r#"[0,{},"custom","{prefix}{i}",{{"i":{i}}}]"#, now - age_ms)).collect();
+    format!("[{now},{}]", calls.join(","))
+}
+
+/// Fires slice timers as the JS thread would (time passing between them) until nothing waits.
+fn run_slices_until_empty(d: &mut TestDispatcher) {
+    for _ in 0..10_000 {
+        if d.queue_len() == 0 {
+            return;
+        }
+        match d.scheduler().pop() {
+            Some(t) => d.on_timer(t),
+            None => panic!("calls wait with no slice scheduled for them"),
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    panic!("the slices never caught up");
+}
+
+fn with_view() -> Harness {
+    let mut h = harness(4, 5_000, 0);
+    h.d.call(start_view("home"), no_attrs());
+    run_turns(&mut h.d);
+    h.sink.clear();
+    h
+}
+
+#[test]
+fn a_slices_calls_are_parsed_off_the_thread_and_processed_by_later_slices() {
+    let mut h = with_view();
+    let texts = [actions_text("a", 300, 5.0), actions_text("b", 300, 1.0)];
+    for text in texts {
+        h.d.hand_over_slice(text, 512 * 1024, 0).expect("a capture buffer's text");
+    }
+    run_slices_until_empty(&mut h.d);
+    let mut expected = names("a", 0..300);
+    expected.extend(names("b", 0..300));
+    assert_eq!(h.sink.action_names(), expected);
+    assert_eq!(h.counters.calls_parsed_ahead.get(), 600, "every call parsed on the parse thread");
+    assert_eq!(h.counters.handovers_refused.get(), 0);
+    // Stamped with their handover's moment less their age, as a turn's handover is.
+    let dates = h.sink.action_dates();
+    assert_eq!(dates[0].1, WALL_BASE_MS - 5);
+    assert_eq!(dates[300].1, WALL_BASE_MS - 1);
+}
+
+#[test]
+fn a_call_after_a_run_in_parse_comes_after_every_call_of_it() {
+    let mut h = with_view();
+    h.d.hand_over_slice(actions_text("a", 2_000, 0.0), 512 * 1024, 0).expect("a capture buffer's text");
+    h.d.call(action("after"), no_attrs());
+    run_slices_until_empty(&mut h.d);
+    let mut expected = names("a", 0..2_000);
+    expected.push("after".to_owned());
+    assert_eq!(h.sink.action_names(), expected);
+    assert_eq!(h.counters.calls_parsed_ahead.get(), 2_000);
+}
+
+#[test]
+fn a_drain_right_after_a_slice_waits_for_its_parse() {
+    for drain in [TestDispatcher::flush, TestDispatcher::drain, TestDispatcher::stop] {
+        let mut h = with_view();
+        h.d.hand_over_slice(actions_text("a", 2_000, 0.0), 512 * 1024, 0).expect("a capture buffer's text");
+        drain(&mut h.d);
+        assert_eq!(h.sink.action_names(), names("a", 0..2_000), "every call of the slice, before the drain returns");
+        assert_eq!(h.d.queue_len(), 0);
+    }
+}
+
+#[test]
+fn a_dispatcher_dropped_with_a_run_in_parse_delivers_it() {
+    let h = with_view();
+    let (mut d, sink) = (h.d, h.sink);
+    d.hand_over_slice(actions_text("a", 2_000, 0.0), 512 * 1024, 0).expect("a capture buffer's text");
+    drop(d);
+    assert_eq!(sink.action_names(), names("a", 0..2_000));
+}
+
+#[test]
+fn a_text_refused_on_the_parse_thread_records_nothing_and_the_next_slice_goes_on() {
+    let mut h = with_view();
+    let bad = r#"[10000,[0,10000,"custom","ok",null],[9,10000]]"#.to_owned();
+    h.d.hand_over_slice(bad, 512 * 1024, 0).expect("refused later, on the parse thread");
+    h.d.hand_over_slice(actions_text("a", 3, 0.0), 512 * 1024, 0).expect("a capture buffer's text");
+    h.d.flush();
+    assert_eq!(h.sink.action_names(), names("a", 0..3), "nothing of the refused run, all of the next");
+    assert_eq!(h.counters.handovers_refused.get(), 1);
+}
+
+#[test]
+fn after_stop_a_slice_is_parsed_on_the_callers_thread() {
+    let mut h = with_view();
+    h.d.stop();
+    let bad = r#"[10000,[9,10000]]"#.to_owned();
+    assert!(h.d.hand_over_slice(bad, 512 * 1024, 0).is_err(), "refused at the call");
+    h.d.hand_over_slice(actions_text("a", 3, 0.0), 512 * 1024, 0).expect("a capture buffer's text");
+    assert_eq!(h.sink.action_names(), names("a", 0..3), "processed on the caller's turn");
+    assert_eq!(h.counters.calls_parsed_ahead.get(), 0);
+    assert!(h.d.scheduler().pending().iter().all(|t| *t != Timer::Slice));
+}
+
+#[test]
+fn the_texts_in_parse_stay_bounded_when_slices_come_faster_than_their_parse() {
+    let mut h = with_view();
+    for i in 0..12 {
+        h.d.hand_over_slice(actions_text(&format!("r{i}-"), 2_000, 0.0), 512 * 1024, 0)
+            .expect("a capture buffer's text");
+        assert!(h.d.runs_in_parse() <= MAX_RUNS_IN_PARSE, "{} texts in parse", h.d.runs_in_parse());
+    }
+    h.d.flush();
+    let expected: Vec<String> = (0..12).flat_map(|i| names(&format!("r{i}-"), 0..2_000)).collect();
+    assert_eq!(h.sink.action_names(), expected);
+}
