@@ -9,6 +9,11 @@
 //
 //   node benches/napi-calls.mjs            (needs valgrind; apt-get install valgrind)
 //
+// `lone` is one buffered `addAction` a turn (each crosses at its turn's end, as at 300 calls a
+// second) and `loneFloor` the same turns with only a JS snapshot of the arguments: both are counted
+// on the whole JS thread, engine and event loop included, and their difference is what a lone call
+// costs that thread beyond the floor (`NAPI_CALLS_ONLY=lone,loneFloor`).
+//
 // Each variant runs in its own process under callgrind twice, with N and 3N calls; the difference
 // divided by 2N is the cost of one call, free of start-up and teardown. Only the native callback of
 // the measured method is counted, on the JS thread (callgrind's --toggle-collect and per-thread
@@ -46,7 +51,17 @@ async function child(variant, n) {
   while (variant === 'queued' && (Date.now() - start < 2 || p.stats().callsQueued === 0)) {
     p.addActions([{ type: 'tap', name: 'warm', attributes: attrs }]);
   }
-  if (variant === 'buffered') {
+  if (variant === 'lone' || variant === 'loneFloor') {
+    // One call a turn, as at 300 calls a second: through the capture buffer (each crosses at its
+    // turn's end, parsed there), or only snapshotted in JS (the floor of scripts/burst).
+    const calls = variant === 'lone' ? bufferFor(await loadCallBuffer(), p) : null;
+    const kept = [];
+    for (let i = 0; i < n; i++) {
+      if (calls) calls.addAction('tap', 'buy', attrs);
+      else kept.push(['tap', 'buy', { ...attrs }, performance.now()]);
+      await new Promise((r) => setTimeout(r, 0));
+    }
+  } else if (variant === 'buffered') {
     // A burst through the capture buffer, then its slices on later turns until all crossed.
     const calls = bufferFor(await loadCallBuffer(), p, { capacity: 1_000_000 });
     for (let i = 0; i < n; i++) calls.addAction('tap', 'buy', attrs);
@@ -108,7 +123,11 @@ function profile(variant, n) {
   // the final drain) is not the caller's capture cost, except for `buffered`, whose handovers
   // leave their processing to the dispatcher's timers: those are collected too.
   // The methods' callbacks are the receiver-checked ones of src/napi/methods.rs (`on_prototype::<method>`).
+  // `lone` and `loneFloor` collect the whole JS thread (engine, event loop and all): their
+  // difference is all a lone call costs that thread beyond a JS snapshot.
   const collect = {
+    lone: [],
+    loneFloor: [],
     buffered: ['*on_prototype::ingest', '*HostScheduler::new::{{closure}}*'],
     floor: ['*copy_args_floor_c_callback*'],
     addActions: ['*on_prototype::add_actions'],
@@ -123,7 +142,7 @@ function profile(variant, n) {
   // The JS thread's file is the first (thread 1); the writer's is another.
   const main = `${out}-01`;
   const parsed = parse(fs.existsSync(main) ? main : out);
-  if (parsed.calls.size === 0) throw new Error(`no Node-API call or allocation of ${LIBRARY} found in ${main}`);
+  if (parsed.calls.size === 0 && variant !== 'loneFloor') throw new Error(`no Node-API call or allocation of ${LIBRARY} found in ${main}`);
   for (const f of fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith(path.basename(out)))) fs.rmSync(path.join(os.tmpdir(), f));
   return parsed;
 }
@@ -142,7 +161,7 @@ if (process.argv[2] === '--child') {
   const rows = [];
   // NAPI_CALLS_ONLY=queued,inline measures those (and the floor, which every ratio needs) only.
   const only = process.env.NAPI_CALLS_ONLY?.split(',');
-  const variants = ['floor', 'buffered', 'queued', 'inline', 'addActions', 'addActionsMap'].filter((v) => v === 'floor' || !only || only.includes(v));
+  const variants = ['floor', 'buffered', 'queued', 'inline', 'addActions', 'addActionsMap', 'loneFloor', 'lone'].filter((v) => v === 'floor' || !only || only.includes(v));
   for (const variant of variants) {
     const [a, b] = [profile(variant, N), profile(variant, 3 * N)];
     const per = (x, y) => (y - x) / (2 * N);
@@ -162,5 +181,9 @@ if (process.argv[2] === '--child') {
         `${r.napiCalls.toFixed(1)} Node-API calls, ${r.allocs.toFixed(1)} allocations and ${r.frees.toFixed(1)} frees on the caller's turn`,
     );
     for (const [f, v] of Object.entries(r.napi).sort((x, y) => y[1] - x[1])) console.log(`  ${String(v).padStart(6)}  ${f}`);
+  }
+  const [lone, loneFloor] = ['lone', 'loneFloor'].map((v) => rows.find((r) => r.variant === v));
+  if (lone && loneFloor) {
+    console.log(`\nA lone call (one a turn), the whole JS thread: ${lone.instructions - loneFloor.instructions} instructions beyond the JS snapshot's turn (${loneFloor.instructions} a turn)`);
   }
 }
