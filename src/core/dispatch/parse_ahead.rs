@@ -81,9 +81,9 @@ impl ParseAhead {
                 self.in_flight += 1;
                 Ok(())
             }
-            // The thread is gone (it never panics: see `run`); parse here from now on.
+            // The thread is gone (it never panics: see `run`): parse here from now on. What it
+            // parsed before is still taken from its results; the rest is reported lost by `next`.
             Err(flume::SendError(job)) => {
-                self.worker = None;
                 self.unavailable = true;
                 Err(job.text)
             }
@@ -96,7 +96,11 @@ impl ParseAhead {
         if self.in_flight == 0 {
             return None;
         }
-        let worker = self.worker.as_ref()?;
+        let Some(worker) = self.worker.as_ref() else {
+            // Unreachable (a run in flight was sent to a worker); never leave one counted for good.
+            self.in_flight = 0;
+            return None;
+        };
         let parsed = if wait { worker.done.recv().ok() } else { worker.done.try_recv().ok() };
         match parsed {
             Some(p) => {
@@ -114,7 +118,10 @@ impl ParseAhead {
     }
 
     fn worker(&mut self) -> Option<&Worker> {
-        if self.worker.is_none() && !self.unavailable {
+        if self.unavailable {
+            return None;
+        }
+        if self.worker.is_none() {
             let (jobs, inbox) = flume::unbounded::<Job>();
             let (results, done) = flume::unbounded();
             let counters = Arc::clone(&self.counters);

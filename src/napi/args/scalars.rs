@@ -4,7 +4,7 @@ use std::fmt::Display;
 
 use std::borrow::Cow;
 
-use super::{kind_name, ArgResult, Args};
+use super::{kind_name, ArgError, ArgResult, Args};
 use crate::core::text::{from_engine_utf8, Text};
 use crate::napi::js::{Js, Value, ValueType};
 
@@ -54,9 +54,17 @@ impl Args<'_> {
         v: Value<'_>,
         arg: impl Display + Copy,
     ) -> ArgResult<T> {
+        // Read first: the engine refuses a value of another kind with a status (both engines,
+        // docs/arkts-napi.md), and only then is its kind asked for, for the message.
+        owned_text(self.js, v).ok_or_else(|| self.refused(v, arg, ValueType::String, "a string"))
+    }
+
+    /// Why the engine refused to read `v` as `expected`: a `TypeError` naming its kind, or (a
+    /// value of the right kind the engine still could not read) a plain failure.
+    fn refused(&self, v: Value<'_>, arg: impl Display + Copy, expected: ValueType, what: &str) -> ArgError {
         match self.kind(v) {
-            ValueType::String => self.text_of(v, arg),
-            t => Err(self.type_err(arg, format_args!("must be a string, got {}", kind_name(t)))),
+            t if t == expected => self.failed(arg),
+            t => self.type_err(arg, format_args!("must be {what}, got {}", kind_name(t))),
         }
     }
 
@@ -91,11 +99,7 @@ impl Args<'_> {
 
     /// A finite number.
     pub fn number(&self, v: Value<'_>, arg: impl Display + Copy) -> ArgResult<f64> {
-        let t = self.kind(v);
-        if t != ValueType::Number {
-            return Err(self.type_err(arg, format_args!("must be a number, got {}", kind_name(t))));
-        }
-        let n = self.js.number_of(v).ok_or_else(|| self.failed(arg))?;
+        let n = self.js.number_of(v).ok_or_else(|| self.refused(v, arg, ValueType::Number, "a number"))?;
         if !n.is_finite() {
             return Err(self.range_err(arg, format_args!("must be finite, got {n}")));
         }
@@ -126,11 +130,7 @@ impl Args<'_> {
     }
 
     pub fn boolean(&self, v: Value<'_>, arg: impl Display + Copy) -> ArgResult<bool> {
-        let t = self.kind(v);
-        if t != ValueType::Boolean {
-            return Err(self.type_err(arg, format_args!("must be a boolean, got {}", kind_name(t))));
-        }
-        self.js.boolean_of(v).ok_or_else(|| self.failed(arg))
+        self.js.boolean_of(v).ok_or_else(|| self.refused(v, arg, ValueType::Boolean, "a boolean"))
     }
 
     /// A string out of a closed set, parsed by `parse`.
