@@ -21,6 +21,7 @@ function stringsAroundTheBoundary() {
   }
   out.push('😀'.repeat(300)); // 1,200 bytes of 4-byte characters
   out.push('é'.repeat(2_000)); // 4,000 bytes of 2-byte characters
+  out.push('€'.repeat(2_000)); // 6,000 bytes: three a UTF-16 unit, the most the longer copy's buffer allows for
   return out;
 }
 

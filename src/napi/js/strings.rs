@@ -21,6 +21,9 @@ const CHAR_MAX: usize = 4;
 /// was given when a two-byte string ends in U+0000 characters (docs/arkts-napi.md).
 const SPARE: usize = 1;
 
+/// Most UTF-8 bytes one UTF-16 unit becomes (a pair of units, four).
+const UTF8_PER_UNIT: usize = 3;
+
 impl<'e> Js<'e> {
     /// Hands `f` the string's UTF-8 when it is shorter than about `N` bytes, copied into a stack
     /// buffer in one engine call; `f(None)` when it is longer (nothing was allocated). None when
@@ -50,8 +53,8 @@ impl<'e> Js<'e> {
     }
 
     /// Appends the string's UTF-8 to `out`: first into `room` bytes of spare capacity (one engine
-    /// call for a string that fits), else after a length query, into exactly enough. Err when the
-    /// engine refused the value.
+    /// call for a string that fits), else after a query of its UTF-16 length, into enough for
+    /// any text of that length. Err when the engine refused the value.
     pub fn append_utf8(self, v: Value<'_>, out: &mut Vec<u8>, room: usize) -> Result<(), ()> {
         #[cfg(feature = "arkts-semantics")]
         {
@@ -76,9 +79,14 @@ impl<'e> Js<'e> {
             unsafe { out.set_len(start + written) };
             return Ok(());
         }
-        let mut len = 0usize;
-        // SAFETY: a null buffer asks for the length in bytes, excluding the NUL.
-        ok(unsafe { sys::napi_get_value_string_utf8(self.env, v.raw(), ptr::null_mut(), 0, &mut len) })?;
+        // Sized from the UTF-16 length, which both engines keep (the UTF-8 length is a scan of
+        // the whole string): a unit takes at most three bytes of UTF-8, a lone surrogate's three
+        // on ArkTS included. Capacity the text does not use is never touched (a large buffer's
+        // pages are not even mapped in); the caller shrinks what it keeps.
+        let mut units = 0usize;
+        // SAFETY: a null buffer asks for the length in UTF-16 units.
+        ok(unsafe { sys::napi_get_value_string_utf16(self.env, v.raw(), ptr::null_mut(), 0, &mut units) })?;
+        let len = units.saturating_mul(UTF8_PER_UNIT);
         // Uninitialised capacity, not zeroed: the engine writes every byte kept.
         out.reserve(len + 1 + SPARE);
         // SAFETY: out has room for len bytes plus the NUL past `start`.
