@@ -230,6 +230,17 @@ test('a burst beyond the turn budget crosses in slices, one crossing each, nothi
   assert.equal(handoversRefused, 0);
 });
 
+test('a flush right after a burst\'s last slice, that slice likely still in parse: every call, in call order', async (t) => {
+  const { p, calls } = captured(t, {}, { turnBudgetMs: 1 });
+  calls.startView('v', 'V');
+  for (let i = 0; i < 8_000; i++) calls.addAction('custom', `m-${i}`, { i, pad: 'p'.repeat(100) });
+  for (let i = 0; i < 2000 && calls.stats().buffered > 0; i++) await nextTurn();
+  assert.equal(calls.stats().buffered, 0, 'all handed over, the last of it on the turn before');
+  assert.equal(p.flush(), true); // the pipeline's own drain, nothing left in the buffer to hand over
+  assert.deepEqual(actionNames(docsOf(p)), Array.from({ length: 8_000 }, (_, i) => `m-${i}`));
+  assert.ok(p.stats().callsParsedAhead > 0, 'some slices were parsed on the parse thread');
+});
+
 test('the buffer is bounded: at its capacity a slice crosses on the caller\'s turn', (t) => {
   const { p, calls } = captured(t, {}, { capacity: 500 });
   calls.startView('v', 'V');
