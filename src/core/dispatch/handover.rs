@@ -47,7 +47,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     }
 
     /// A slice of the capture buffer as its text (`js_spent_ns` as for [`HandoverAt::Slice`]):
-    /// handed to the parse thread ([`super::parse_ahead`]), and the slice processes the calls
+    /// handed to the parse thread (`src/core/dispatch/parse_ahead.rs`), and the slice processes the calls
     /// parsed before it. Without a parse thread, or after stop, the text is parsed here and its
     /// parse error returned (nothing recorded); one refused on the parse thread is counted
     /// (`handovers_refused`) and logged when it is taken in.
