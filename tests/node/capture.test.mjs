@@ -309,22 +309,22 @@ test('ingest refuses text that is not a capture buffer\'s handover, and records 
   assert.equal(p.stats().handoversRefused, 1);
 });
 
-test('two threads with their capture buffers on one pipeline: each thread\'s calls once, in call order', async (t) => {
+/** Two threads, each making `count` calls through its capture buffer in rounds of `chunk`. */
+async function twoThreads(t, count, chunk) {
   const dir = tmpDir(t);
   const options = pipelineOptions(dir, { diskQuotaBytes: 64 * 1024 * 1024 });
   const p = attachPipeline(t, options);
   const calls = bufferFor(CallBuffer, p);
   calls.startView('shared', 'Shared');
   calls.handOverAll();
-  const count = 1000;
-  const w = new Worker(childScript('worker-writer.mjs'), { workerData: { options, tag: 'w', count, chunk: 50, capture: true } });
+  const w = new Worker(childScript('worker-writer.mjs'), { workerData: { options, tag: 'w', count, chunk, capture: true } });
   t.after(() => w.terminate());
   const done = new Promise((resolve, reject) => {
     w.on('message', (m) => m.kind === 'done' && resolve(m));
     w.on('error', reject);
   });
   for (let i = 0; i < count; ) {
-    for (let j = 0; j < 50; j++, i++) calls.addAction('custom', `m-${i}`, { thread: 'main', seq: i });
+    for (let j = 0; j < chunk && i < count; j++, i++) calls.addAction('custom', `m-${i}`, { thread: 'main', seq: i });
     await new Promise((r) => setImmediate(r));
   }
   const report = await done;
@@ -337,6 +337,16 @@ test('two threads with their capture buffers on one pipeline: each thread\'s cal
     const mine = names.filter((n) => n.startsWith(`${tag}-`));
     assert.deepEqual(mine, Array.from({ length: count }, (_, i) => `${tag}-${i}`), `thread ${tag}: each once, in call order`);
   }
+  return p.stats();
+}
+
+test('two threads with their capture buffers on one pipeline: each thread\'s calls once, in call order', async (t) => {
+  await twoThreads(t, 1000, 50);
+});
+
+test('two threads bursting at once, their slices parsed on each one\'s parse thread: each thread\'s calls once, in call order', async (t) => {
+  const stats = await twoThreads(t, 12_000, 4_000);
+  assert.ok(stats.callsParsedAhead > 0, `slices parsed off the JS threads: ${stats.callsParsedAhead}`);
 });
 
 test('a lone surrogate in a string becomes U+FFFD, as the native copy makes it, and loses no call', (t) => {
