@@ -241,6 +241,34 @@ test('a flush right after a burst\'s last slice, that slice likely still in pars
   assert.ok(p.stats().callsParsedAhead > 0, 'some slices were parsed on the parse thread');
 });
 
+test('a turn\'s handover is sized from what turn handovers cost, not from the cheaper slices (parsed off the JS thread)', async () => {
+  // A virtual clock: a call costs 0.01 ms to hand over at a turn's end (parsed there), 0.001 ms in
+  // a slice (parsed on the parse thread); the capture itself costs nothing.
+  let now = 1_000;
+  const runs = [];
+  const sink = (text, slice) => {
+    const n = JSON.parse(text).length - 1;
+    runs.push({ slice, n });
+    now += n * (slice ? 0.001 : 0.01);
+    return false;
+  };
+  const calls = new CallBuffer(sink, { eventMaxBytes: 1 << 20, turnBudgetMs: 4, capacity: 100_000 }, () => now);
+  const burst = async (tag, n) => {
+    for (let i = 0; i < n; i++) calls.addAction('custom', `${tag}-${i}`, null);
+    for (let i = 0; i < 10_000 && calls.stats().buffered > 0; i++) await nextTurn();
+    assert.equal(calls.stats().buffered, 0);
+  };
+  await burst('a', 20_000); // teaches the buffer both costs
+  now += 1_000;
+  const first = runs.length;
+  await burst('b', 5_000);
+  const turnRun = runs[first];
+  assert.equal(turnRun.slice, false, 'the second burst starts with its turn\'s handover');
+  // The budget's 4 ms at about 0.01 ms a call: a few hundred calls, not the thousands a slice's cost would give.
+  assert.ok(turnRun.n <= 800, `the turn handed over ${turnRun.n} calls, ${(turnRun.n * 0.01).toFixed(1)} ms at its cost`);
+  assert.ok(runs.slice(first + 1).every((r) => r.slice), 'the rest in slices');
+});
+
 test('the buffer is bounded: at its capacity a slice crosses on the caller\'s turn', (t) => {
   const { p, calls } = captured(t, {}, { capacity: 500 });
   calls.startView('v', 'V');
