@@ -492,17 +492,17 @@ impl BindingPipeline {
             throw(js, ArgError::Type(format!("ingest: calls is not a capture buffer's handover: {e}")))
         };
         self.pipeline.sequencer.counters().calls_untracked.add(skipped);
+        let parse = |text: &str| handover::parse(text, self.max_event).map_err(refused);
         // What the JS side spent, and what reading (and parsing) the text took here.
-        let js_spent =
-            |clock: &HostClock| ((spent_ms * 1e6) as u64).saturating_add(clock.mono_ns().saturating_sub(started));
+        let js_spent = || ((spent_ms * 1e6) as u64).saturating_add(self.clock.mono_ns().saturating_sub(started));
         match self.dispatcher.try_borrow_mut() {
             // A slice's text is parsed off this thread (core::dispatch::parse_ahead).
-            Ok(mut d) if slice => d.hand_over_slice(text, self.max_event, js_spent(&self.clock)).map_err(refused)?,
+            Ok(mut d) if slice => d.hand_over_slice(text, self.max_event, js_spent()).map_err(refused)?,
             Ok(mut d) => {
-                let handed = handover::parse(&text, self.max_event).map_err(refused)?;
-                d.hand_over(handed, HandoverAt::Turn { js_spent_ns: js_spent(&self.clock) });
+                let handed = parse(&text)?;
+                d.hand_over(handed, HandoverAt::Turn { js_spent_ns: js_spent() });
             }
-            Err(_) => self.inbox.push_handed(handover::parse(&text, self.max_event).map_err(refused)?),
+            Err(_) => self.inbox.push_handed(parse(&text)?),
         }
         Ok(self.nothing_queued() && self.pipeline.sequencer.session_untracked(self.clock.wall_ms()))
     }

@@ -2,8 +2,6 @@
 //! times of their calls, given consecutive sequence numbers in their call order, then routed as
 //! calls made on this turn, or run as a slice of their own.
 
-use std::sync::Arc;
-
 use super::parse_ahead::{HandedAt, Parsed};
 use super::{report, Dispatcher, Event, Inbox, Mode};
 use crate::core::config::MAX_RUNS_IN_PARSE;
@@ -93,9 +91,9 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
                     }
                 }
                 Err(e) => {
-                    let c = Arc::clone(self.sequencer.counters());
+                    let c = self.counters();
                     report(
-                        &c,
+                        c,
                         &c.handovers_refused,
                         Mode::DEFERRED_SLICE,
                         "a slice's handover was refused; its calls are not recorded",
