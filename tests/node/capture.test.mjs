@@ -99,6 +99,29 @@ test('the size of strings and attributes is checked at the call, as eventMaxByte
   assert.equal(calls.stats().buffered, 1);
 });
 
+
+test('attributes given as a Map are copied as a Map; an object with a forEach member stays an object', async (t) => {
+  const { p, calls } = captured(t, {}, { eventMaxBytes: 1024 });
+  calls.startView('v', 'V');
+  calls.addAction('tap', 'map', new Map([['m1', 'v1'], ['m2', { x: [2] }]]));
+  calls.addAction('tap', 'members', { forEach: 'each', size: 3 });
+  assert.throws(() => calls.addAction('tap', 'bad', { forEach: () => 1 }),
+    { name: 'TypeError', message: 'addAction: attributes.forEach cannot be a function: attribute values must be JSON-like' });
+  assert.throws(() => calls.addAction('tap', 'bad', new Map([[1, 'x']])),
+    { name: 'TypeError', message: 'addAction: attributes must be a Map with string keys' });
+  // The size verdict is exact whatever the estimate: a member whose JSON text makes the call's
+  // attributes exactly eventMaxBytes long is taken, one byte more is refused.
+  const fits = { s: 'x'.repeat(1024 - '{"s":""}'.length) };
+  calls.addAction('tap', 'fits', fits);
+  assert.throws(() => calls.addAction('tap', 'over', { s: `${fits.s}x` }), { name: 'RangeError', message: /larger than eventMaxBytes/ });
+  calls.handOverAll();
+  p.flush();
+  const contexts = Object.fromEntries(ofType(docsOf(p), 'action').map((d) => [d.action.target.name, d.context]));
+  assert.deepEqual(contexts.map, { m1: 'v1', m2: { x: [2] } });
+  assert.deepEqual(contexts.members, { forEach: 'each', size: 3 });
+  assert.equal(contexts.fits.s, fits.s);
+  assert.deepEqual(Object.keys(contexts).sort(), ['fits', 'map', 'members']);
+});
 test('a lone call: handed over at the end of its turn in one crossing, with no timer of its own', async (t) => {
   let now = 1_000;
   const { p, calls, crossings } = captured(t, {}, {}, () => now);
