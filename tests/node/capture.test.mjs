@@ -292,6 +292,38 @@ test('a turn\'s handover is sized from what turn handovers cost, not from the ch
   assert.ok(runs.slice(first + 1).every((r) => r.slice), 'the rest in slices');
 });
 
+test('slices keep to the budget: the first sized by a pessimistic guess, each after one whose cost rose by that cost', async () => {
+  // A virtual clock: a slice's call costs 0.006 ms to hand over (a cold first burst on the
+  // development VM: above the 0.004 ms the buffer once guessed), then 0.002, then 0.008.
+  let now = 1_000;
+  let perCall = 0.006;
+  const slices = [];
+  const sink = (text, slice) => {
+    const n = JSON.parse(text).length - 1;
+    if (slice) slices.push({ n, ms: n * perCall, perCall });
+    now += n * (slice ? perCall : 0.01);
+    return false;
+  };
+  const budgetMs = 4;
+  const calls = new CallBuffer(sink, { eventMaxBytes: 1 << 20, turnBudgetMs: budgetMs, capacity: 100_000 }, () => now);
+  const burst = async (n, cost) => {
+    perCall = cost;
+    for (let i = 0; i < n; i++) calls.addAction('custom', `c-${i}`, null);
+    for (let i = 0; i < 10_000 && calls.stats().buffered > 0; i++) await nextTurn();
+    assert.equal(calls.stats().buffered, 0);
+  };
+  await burst(3_000, 0.006);
+  await burst(6_000, 0.002);
+  await burst(3_000, 0.008);
+  assert.ok(slices[0].ms <= budgetMs, `the first slice: ${slices[0].n} calls, ${slices[0].ms.toFixed(2)} ms`);
+  for (let i = 1; i < slices.length; i++) {
+    if (slices[i].perCall !== slices[i - 1].perCall) continue; // sized by the cost before the change
+    assert.ok(slices[i].ms <= budgetMs + 1e-9, `slice ${i}: ${slices[i].n} calls, ${slices[i].ms.toFixed(2)} ms`);
+  }
+  const cheap = slices.filter((s) => s.perCall === 0.002);
+  assert.ok(Math.max(...cheap.map((s) => s.n)) > 1_000, 'a cheaper cost is learned too: slices grow again');
+});
+
 test('the buffer is bounded: at its capacity a slice crosses on the caller\'s turn', (t) => {
   const { p, calls } = captured(t, {}, { capacity: 500 });
   calls.startView('v', 'V');
