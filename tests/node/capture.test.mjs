@@ -324,6 +324,29 @@ test('slices keep to the budget: the first sized by a pessimistic guess, each af
   assert.ok(Math.max(...cheap.map((s) => s.n)) > 1_000, 'a cheaper cost is learned too: slices grow again');
 });
 
+test('on a clock of whole milliseconds (the HAR\'s Date.now) a handover read as 0 ms teaches nothing: no slice runs past the budget by more than a tick', async () => {
+  // The slices' calls really cost 0.003 ms each; the buffer reads the time in whole ms. The first
+  // slice (250 calls at the first guess, 0.75 ms) reads as 0 ms: taken as a cost near 0, it sized
+  // the next slice at the most a slice takes (4,096 calls, 12 ms).
+  let now = 1_000;
+  const slices = [];
+  const sink = (text, slice) => {
+    const n = JSON.parse(text).length - 1;
+    if (slice) slices.push({ n, ms: n * 0.003 });
+    now += n * (slice ? 0.003 : 0.012); // the turn's 250 calls end on a whole ms: the first slice starts on one
+    return false;
+  };
+  const budgetMs = 4;
+  const calls = new CallBuffer(sink, { eventMaxBytes: 1 << 20, turnBudgetMs: budgetMs, capacity: 100_000 }, () => Math.floor(now));
+  for (let i = 0; i < 20_000; i++) calls.addAction('custom', `c-${i}`, null);
+  for (let i = 0; i < 10_000 && calls.stats().buffered > 0; i++) await nextTurn();
+  assert.equal(calls.stats().buffered, 0);
+  const tickMs = 1;
+  const longest = slices.reduce((a, s) => (s.ms > a.ms ? s : a));
+  assert.ok(longest.ms <= budgetMs + tickMs, `the longest slice: ${longest.n} calls, ${longest.ms.toFixed(2)} ms`);
+  assert.ok(slices.length < 20_000 / 250, `slices grew past the first guess's size once measured: ${slices.length} slices`);
+});
+
 test('the buffer is bounded: at its capacity a slice crosses on the caller\'s turn', (t) => {
   const { p, calls } = captured(t, {}, { capacity: 500 });
   calls.startView('v', 'V');
