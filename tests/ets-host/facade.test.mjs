@@ -335,6 +335,22 @@ test('pipeline.captureLingerMs: a stream\'s calls wait for it (by default none d
   assert.equal(existsSync(join(filesDir, 'rum')), false, 'no pipeline was made: its storage directory does not exist');
 });
 
+test('captureStats() reports the capture buffer: calls buffered, crossings, the longest handover', async (t) => {
+  const m = monitor(t);
+  const idle = m.captureStats();
+  assert.deepEqual(idle, { buffered: 0, handovers: 0, handoverErrors: 0, longestHandoverMs: 0 });
+  m.startView('home', 'Home');
+  for (let i = 0; i < 20; i++) m.addAction('tap', `t-${i}`);
+  assert.equal(m.captureStats().buffered, 21, 'the calls wait in the buffer until their turn ends');
+  assert.equal(m.stats().queueLength, 21, 'stats().queueLength counts them');
+  await new Promise((r) => setTimeout(r, 0));
+  const after = m.captureStats();
+  assert.equal(after.buffered, 0);
+  assert.ok(after.handovers >= 1, `handed over in ${after.handovers} crossings`);
+  assert.equal(after.handoverErrors, 0);
+  assert.ok(after.longestHandoverMs >= 0 && Number.isFinite(after.longestHandoverMs), `longestHandoverMs ${after.longestHandoverMs}`);
+});
+
 test('stats() reports the counters in camelCase', (t) => {
   const m = monitor(t);
   m.addAction('tap', 'counted');

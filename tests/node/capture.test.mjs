@@ -298,10 +298,12 @@ test('slices keep to the budget: the first sized by a pessimistic guess, each af
   let now = 1_000;
   let perCall = 0.006;
   const slices = [];
+  let longestMs = 0;
   const sink = (text, slice) => {
     const n = JSON.parse(text).length - 1;
     if (slice) slices.push({ n, ms: n * perCall, perCall });
     now += n * (slice ? perCall : 0.01);
+    longestMs = Math.max(longestMs, n * (slice ? perCall : 0.01));
     return false;
   };
   const budgetMs = 4;
@@ -322,6 +324,9 @@ test('slices keep to the budget: the first sized by a pessimistic guess, each af
   }
   const cheap = slices.filter((s) => s.perCall === 0.002);
   assert.ok(Math.max(...cheap.map((s) => s.n)) > 1_000, 'a cheaper cost is learned too: slices grow again');
+  // What the demo HAP shows on a device: the longest handover's time on the JS thread.
+  assert.ok(Math.abs(calls.stats().longestHandoverMs - longestMs) < 1e-6,
+    `longestHandoverMs ${calls.stats().longestHandoverMs}, the longest handover took ${longestMs} ms`);
 });
 
 test('on a clock of whole milliseconds (the HAR\'s Date.now) a handover read as 0 ms teaches nothing: no slice runs past the budget by more than a tick', async () => {
