@@ -352,6 +352,34 @@ test('on a clock of whole milliseconds (the HAR\'s Date.now) a handover read as 
   assert.ok(slices.length < 20_000 / 250, `slices grew past the first guess's size once measured: ${slices.length} slices`);
 });
 
+test('on a whole-millisecond clock, lone calls read as 0 ms do not make a later burst\'s turn hand over more than its budget allows', async () => {
+  // The HAR's Date.now: a lone call's handover (0.05 ms) reads as 0 ms. Taken as a cost near 0, a
+  // stream of them sized the next burst's turn-end handover at thousands of calls, each parsed
+  // and processed on that turn (0.01 ms a call here): 30 ms on the UI thread.
+  let now = 1_000;
+  const turns = [];
+  const sink = (text, slice) => {
+    const n = JSON.parse(text).length - 1;
+    const ms = slice ? n * 0.003 : 0.04 + n * 0.01;
+    if (!slice) turns.push({ n, ms });
+    now += ms;
+    return false;
+  };
+  const budgetMs = 4;
+  const calls = new CallBuffer(sink, { eventMaxBytes: 1 << 20, turnBudgetMs: budgetMs, capacity: 100_000 }, () => Math.floor(now));
+  for (let i = 0; i < 50; i++) {
+    calls.addAction('tap', `lone-${i}`, null);
+    await nextTurn();
+    now = Math.floor(now) + 3.2; // the next call 3.2 ms later: each lone handover reads as 0 ms
+  }
+  assert.ok(turns.length >= 50 && turns.every((t) => t.n === 1), 'each lone call crossed at its turn\'s end');
+  const before = turns.length;
+  for (let i = 0; i < 3_000; i++) calls.addAction('custom', `b-${i}`, null); // the loop reads as no time
+  for (let i = 0; i < 10_000 && calls.stats().buffered > 0; i++) await nextTurn();
+  const burstTurn = turns[before];
+  assert.ok(burstTurn.ms <= budgetMs, `the burst's turn handed over ${burstTurn.n} calls, ${burstTurn.ms.toFixed(1)} ms on its turn`);
+});
+
 test('the buffer is bounded: at its capacity a slice crosses on the caller\'s turn', (t) => {
   const { p, calls } = captured(t, {}, { capacity: 500 });
   calls.startView('v', 'V');
