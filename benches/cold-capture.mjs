@@ -15,6 +15,8 @@
 // Two tiers: V8 as it runs (TurboFan's background compiles finish at times the machine decides,
 // so those rows are the median of RUNS processes), and `--no-opt` (interpreter and baseline code
 // only: what the first two thousand or so calls of a cold burst run; one process, repeatable).
+// Each row also gives the JS heap's growth across the loop per call (the median process): what a
+// call allocates, the copy it keeps and its garbage, which later scavenges pay for.
 // The children get a young generation large enough that no scavenge runs inside the loop: when
 // one runs depends on how full the heap was when the loop began (module loading, the warm-up),
 // which differs between the variants and moved a row by thousands of instructions a call; what a
@@ -56,7 +58,12 @@ async function child(variant, n) {
   // scripts/burst reads the clock before its loop: Node loads its performance module on first use,
   // which would otherwise land in the floor's first call.
   performance.now();
+  // The young generation holds the loop's allocations without a scavenge (see profile), so the
+  // heap's growth across the loop is what the loop allocated, kept or not.
+  const heapBefore = process.memoryUsage().heapUsed;
   [n].forEach((count) => burst(sdk, count, attrs));
+  const heapAfter = process.memoryUsage().heapUsed;
+  console.log(JSON.stringify({ bytesPerCall: (heapAfter - heapBefore) / n }));
 }
 
 function profile(variant, n, flags) {
@@ -71,7 +78,9 @@ function profile(variant, n, flags) {
   }
   for (const f of fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith(path.basename(out)))) fs.rmSync(path.join(os.tmpdir(), f));
   if (total === 0) throw new Error(`no instructions collected in ${main}: was the loop run inside Array.prototype.forEach?`);
-  return total / n;
+  const line = r.stdout.split('\n').find((l) => l.startsWith('{"bytesPerCall"'));
+  if (!line) throw new Error(`the child printed no bytesPerCall: ${r.stdout.slice(-500)}`);
+  return { instructions: total / n, bytes: JSON.parse(line).bytesPerCall };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -92,9 +101,11 @@ if (process.argv[2] === '--child') {
       const row = {};
       for (const variant of ['snapshot', 'capture']) {
         const all = Array.from({ length: runs }, () => profile(variant, n, flags));
-        row[variant] = { median: median(all), all };
+        const instructions = all.map((x) => x.instructions);
+        row[variant] = { median: median(instructions), all: instructions, bytes: median(all.map((x) => x.bytes)) };
       }
-      const fmt = (v) => `${Math.round(row[v].median)}${runs > 1 ? ` [${row[v].all.map(Math.round).join(', ')}]` : ''}`;
+      const fmt = (v) => `${Math.round(row[v].median)}${runs > 1 ? ` [${row[v].all.map(Math.round).join(', ')}]` : ''} ` +
+        `(${Math.round(row[v].bytes)} bytes allocated)`;
       console.log(`${tier.padEnd(10)} ${String(n).padStart(5)} calls: capture ${fmt('capture')}, snapshot floor ${fmt('snapshot')}: ` +
         `${(row.capture.median / row.snapshot.median).toFixed(2)}x the floor`);
     }
