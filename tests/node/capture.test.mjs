@@ -264,25 +264,44 @@ test('a flush right after a burst\'s last slice, that slice likely still in pars
   assert.ok(p.stats().callsParsedAhead > 0, 'some slices were parsed on the parse thread');
 });
 
-test('a turn\'s handover is sized from what turn handovers cost, not from the cheaper slices (parsed off the JS thread)', async () => {
-  // A virtual clock: a call costs 0.01 ms to hand over at a turn's end (parsed there), 0.001 ms in
-  // a slice (parsed on the parse thread); the capture itself costs nothing.
-  let now = 1_000;
+const BUDGET_MS = 4;
+
+/**
+ * A capture buffer on a virtual clock, with no pipeline: each handover advances the clock by what
+ * `costMs(calls, slice)` says it took, and is recorded in `runs`; the capture itself costs
+ * nothing. `wholeMs`: the buffer reads the clock in whole ms, as the HAR's Date.now.
+ */
+function virtualBuffer(costMs, { wholeMs = false } = {}) {
+  const clock = { now: 1_000 };
   const runs = [];
   const sink = (text, slice) => {
     const n = JSON.parse(text).length - 1;
-    runs.push({ slice, n });
-    now += n * (slice ? 0.001 : 0.01);
+    const ms = costMs(n, slice);
+    runs.push({ n, slice, ms });
+    clock.now += ms;
     return false;
   };
-  const calls = new CallBuffer(sink, { eventMaxBytes: 1 << 20, turnBudgetMs: 4, capacity: 100_000 }, () => now);
+  const limits = { eventMaxBytes: 1 << 20, turnBudgetMs: BUDGET_MS, capacity: 100_000 };
+  const calls = new CallBuffer(sink, limits, () => (wholeMs ? Math.floor(clock.now) : clock.now));
+  return { calls, runs, clock };
+}
+
+/** Turns go by until the buffer has handed everything over. */
+async function handedOver(calls) {
+  for (let i = 0; i < 10_000 && calls.stats().buffered > 0; i++) await nextTurn();
+  assert.equal(calls.stats().buffered, 0);
+}
+
+test('a turn\'s handover is sized from what turn handovers cost, not from the cheaper slices (parsed off the JS thread)', async () => {
+  // A call costs 0.01 ms to hand over at a turn's end (parsed there), 0.001 ms in a slice (parsed
+  // on the parse thread).
+  const { calls, runs, clock } = virtualBuffer((n, slice) => n * (slice ? 0.001 : 0.01));
   const burst = async (tag, n) => {
     for (let i = 0; i < n; i++) calls.addAction('custom', `${tag}-${i}`, null);
-    for (let i = 0; i < 10_000 && calls.stats().buffered > 0; i++) await nextTurn();
-    assert.equal(calls.stats().buffered, 0);
+    await handedOver(calls);
   };
   await burst('a', 20_000); // teaches the buffer both costs
-  now += 1_000;
+  clock.now += 1_000;
   const first = runs.length;
   await burst('b', 5_000);
   const turnRun = runs[first];
@@ -293,38 +312,31 @@ test('a turn\'s handover is sized from what turn handovers cost, not from the ch
 });
 
 test('slices keep to the budget: the first sized by a pessimistic guess, each after one whose cost rose by that cost', async () => {
-  // A virtual clock: a slice's call costs 0.006 ms to hand over (a cold first burst on the
-  // development VM: above the 0.004 ms the buffer once guessed), then 0.002, then 0.008.
-  let now = 1_000;
+  // A slice's call costs 0.006 ms to hand over (a cold first burst on the development VM: above
+  // the 0.004 ms the buffer once guessed), then 0.002, then 0.008.
   let perCall = 0.006;
   const slices = [];
-  let longestMs = 0;
-  const sink = (text, slice) => {
-    const n = JSON.parse(text).length - 1;
+  const { calls, runs } = virtualBuffer((n, slice) => {
     if (slice) slices.push({ n, ms: n * perCall, perCall });
-    now += n * (slice ? perCall : 0.01);
-    longestMs = Math.max(longestMs, n * (slice ? perCall : 0.01));
-    return false;
-  };
-  const budgetMs = 4;
-  const calls = new CallBuffer(sink, { eventMaxBytes: 1 << 20, turnBudgetMs: budgetMs, capacity: 100_000 }, () => now);
+    return n * (slice ? perCall : 0.01);
+  });
   const burst = async (n, cost) => {
     perCall = cost;
     for (let i = 0; i < n; i++) calls.addAction('custom', `c-${i}`, null);
-    for (let i = 0; i < 10_000 && calls.stats().buffered > 0; i++) await nextTurn();
-    assert.equal(calls.stats().buffered, 0);
+    await handedOver(calls);
   };
   await burst(3_000, 0.006);
   await burst(6_000, 0.002);
   await burst(3_000, 0.008);
-  assert.ok(slices[0].ms <= budgetMs, `the first slice: ${slices[0].n} calls, ${slices[0].ms.toFixed(2)} ms`);
+  assert.ok(slices[0].ms <= BUDGET_MS, `the first slice: ${slices[0].n} calls, ${slices[0].ms.toFixed(2)} ms`);
   for (let i = 1; i < slices.length; i++) {
     if (slices[i].perCall !== slices[i - 1].perCall) continue; // sized by the cost before the change
-    assert.ok(slices[i].ms <= budgetMs + 1e-9, `slice ${i}: ${slices[i].n} calls, ${slices[i].ms.toFixed(2)} ms`);
+    assert.ok(slices[i].ms <= BUDGET_MS + 1e-9, `slice ${i}: ${slices[i].n} calls, ${slices[i].ms.toFixed(2)} ms`);
   }
   const cheap = slices.filter((s) => s.perCall === 0.002);
   assert.ok(Math.max(...cheap.map((s) => s.n)) > 1_000, 'a cheaper cost is learned too: slices grow again');
   // What the demo HAP shows on a device: the longest handover's time on the JS thread.
+  const longestMs = Math.max(...runs.map((r) => r.ms));
   assert.ok(Math.abs(calls.stats().longestHandoverMs - longestMs) < 1e-6,
     `longestHandoverMs ${calls.stats().longestHandoverMs}, the longest handover took ${longestMs} ms`);
 });
@@ -333,22 +345,14 @@ test('on a clock of whole milliseconds (the HAR\'s Date.now) a handover read as 
   // The slices' calls really cost 0.003 ms each; the buffer reads the time in whole ms. The first
   // slice (250 calls at the first guess, 0.75 ms) reads as 0 ms: taken as a cost near 0, it sized
   // the next slice at the most a slice takes (4,096 calls, 12 ms).
-  let now = 1_000;
-  const slices = [];
-  const sink = (text, slice) => {
-    const n = JSON.parse(text).length - 1;
-    if (slice) slices.push({ n, ms: n * 0.003 });
-    now += n * (slice ? 0.003 : 0.012); // the turn's 250 calls end on a whole ms: the first slice starts on one
-    return false;
-  };
-  const budgetMs = 4;
-  const calls = new CallBuffer(sink, { eventMaxBytes: 1 << 20, turnBudgetMs: budgetMs, capacity: 100_000 }, () => Math.floor(now));
+  // The turn's 250 calls end on a whole ms: the first slice starts on one.
+  const { calls, runs } = virtualBuffer((n, slice) => n * (slice ? 0.003 : 0.012), { wholeMs: true });
   for (let i = 0; i < 20_000; i++) calls.addAction('custom', `c-${i}`, null);
-  for (let i = 0; i < 10_000 && calls.stats().buffered > 0; i++) await nextTurn();
-  assert.equal(calls.stats().buffered, 0);
+  await handedOver(calls);
+  const slices = runs.filter((r) => r.slice);
   const tickMs = 1;
   const longest = slices.reduce((a, s) => (s.ms > a.ms ? s : a));
-  assert.ok(longest.ms <= budgetMs + tickMs, `the longest slice: ${longest.n} calls, ${longest.ms.toFixed(2)} ms`);
+  assert.ok(longest.ms <= BUDGET_MS + tickMs, `the longest slice: ${longest.n} calls, ${longest.ms.toFixed(2)} ms`);
   assert.ok(slices.length < 20_000 / 250, `slices grew past the first guess's size once measured: ${slices.length} slices`);
 });
 
@@ -356,28 +360,19 @@ test('on a whole-millisecond clock, lone calls read as 0 ms do not make a later 
   // The HAR's Date.now: a lone call's handover (0.05 ms) reads as 0 ms. Taken as a cost near 0, a
   // stream of them sized the next burst's turn-end handover at thousands of calls, each parsed
   // and processed on that turn (0.01 ms a call here): 30 ms on the UI thread.
-  let now = 1_000;
-  const turns = [];
-  const sink = (text, slice) => {
-    const n = JSON.parse(text).length - 1;
-    const ms = slice ? n * 0.003 : 0.04 + n * 0.01;
-    if (!slice) turns.push({ n, ms });
-    now += ms;
-    return false;
-  };
-  const budgetMs = 4;
-  const calls = new CallBuffer(sink, { eventMaxBytes: 1 << 20, turnBudgetMs: budgetMs, capacity: 100_000 }, () => Math.floor(now));
+  const { calls, runs, clock } = virtualBuffer((n, slice) => (slice ? n * 0.003 : 0.04 + n * 0.01), { wholeMs: true });
   for (let i = 0; i < 50; i++) {
     calls.addAction('tap', `lone-${i}`, null);
     await nextTurn();
-    now = Math.floor(now) + 3.2; // the next call 3.2 ms later: each lone handover reads as 0 ms
+    clock.now = Math.floor(clock.now) + 3.2; // the next call 3.2 ms later: each lone handover reads as 0 ms
   }
-  assert.ok(turns.length >= 50 && turns.every((t) => t.n === 1), 'each lone call crossed at its turn\'s end');
-  const before = turns.length;
+  const turns = () => runs.filter((r) => !r.slice);
+  assert.ok(turns().length >= 50 && turns().every((t) => t.n === 1), 'each lone call crossed at its turn\'s end');
+  const before = turns().length;
   for (let i = 0; i < 3_000; i++) calls.addAction('custom', `b-${i}`, null); // the loop reads as no time
-  for (let i = 0; i < 10_000 && calls.stats().buffered > 0; i++) await nextTurn();
-  const burstTurn = turns[before];
-  assert.ok(burstTurn.ms <= budgetMs, `the burst's turn handed over ${burstTurn.n} calls, ${burstTurn.ms.toFixed(1)} ms on its turn`);
+  await handedOver(calls);
+  const burstTurn = turns()[before];
+  assert.ok(burstTurn.ms <= BUDGET_MS, `the burst's turn handed over ${burstTurn.n} calls, ${burstTurn.ms.toFixed(1)} ms on its turn`);
 });
 
 test('the buffer is bounded: at its capacity a slice crosses on the caller\'s turn', (t) => {
