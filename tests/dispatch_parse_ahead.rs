@@ -1,15 +1,19 @@
 //! Slices' handover texts parsed on the dispatcher's parse thread (core::dispatch::parse_ahead):
 //! their calls arrive whole and in order, nothing called after a run overtakes it, a drain waits
 //! for its parse, a refused text records nothing, and after stop the text is parsed on the caller's
-//! thread again. The parse thread is real, so these tests wait for it where a slice would.
+//! thread again; without an event mapper, and with nothing queued before them, the calls are also
+//! processed there. The parse thread is real, so these tests wait for it where a slice would.
 
 mod dispatch_support;
 
+use std::cell::Cell;
+use std::rc::Rc;
 use std::time::Duration;
 
 use dispatch_support::*;
 use rum_native::core::config::MAX_RUNS_IN_PARSE;
-use rum_native::core::seam::Timer;
+use rum_native::core::document::Document;
+use rum_native::core::seam::{MapOutcome, Timer};
 
 /// A capture buffer's handover text of `n` custom actions named `{prefix}{i}`, made `age_ms`
 /// before the handover.
@@ -128,4 +132,93 @@ fn the_texts_in_parse_stay_bounded_when_slices_come_faster_than_their_parse() {
     h.d.flush();
     let expected: Vec<String> = (0..12).flat_map(|i| names(&format!("r{i}-"), 0..2_000)).collect();
     assert_eq!(h.sink.action_names(), expected);
+}
+
+/// Waits (bounded) until the parse thread has processed `n` calls, no timer of the JS thread run.
+fn wait_processed_ahead(h: &Harness, n: u64) {
+    for _ in 0..5_000 {
+        if h.counters.calls_processed_ahead.get() >= n {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    panic!("the parse thread processed {} of {n} calls", h.counters.calls_processed_ahead.get());
+}
+
+#[test]
+fn without_a_mapper_a_slices_calls_are_processed_on_the_parse_thread() {
+    let mut h = with_view();
+    h.d.hand_over_slice(actions_text("a", 300, 0.0), 512 * 1024, 0).expect("a capture buffer's text");
+    wait_processed_ahead(&h, 300);
+    // Written before the JS thread ran anything more: no timer has fired.
+    assert_eq!(h.sink.action_names(), names("a", 0..300));
+    assert_eq!(h.sink.view_docs().len(), 1, "one view document for the run, as for a slice");
+    assert_eq!(h.d.queue_len(), 1, "the run counts until the JS thread takes it in");
+    run_slices_until_empty(&mut h.d);
+    assert_eq!(h.counters.slices_run.get(), 0, "no slice processed anything on the JS thread");
+    assert_eq!(h.sink.action_names().len(), 300, "nothing twice");
+}
+
+#[test]
+fn with_a_mapper_a_slices_calls_are_processed_on_the_js_thread() {
+    let mut h = with_view();
+    let mapped = Rc::new(Cell::new(0));
+    let seen = Rc::clone(&mapped);
+    h.d.set_mapper(Some(Box::new(FnMapper(move |_doc: &Document| {
+        seen.set(seen.get() + 1);
+        Ok(MapOutcome::Keep)
+    }))));
+    h.d.hand_over_slice(actions_text("a", 300, 0.0), 512 * 1024, 0).expect("a capture buffer's text");
+    run_slices_until_empty(&mut h.d);
+    assert_eq!(h.sink.action_names(), names("a", 0..300));
+    assert_eq!(mapped.get(), 300, "the mapper saw every action");
+    assert_eq!(h.counters.calls_processed_ahead.get(), 0);
+    assert_eq!(h.counters.calls_parsed_ahead.get(), 300, "still parsed off the JS thread");
+}
+
+#[test]
+fn a_run_is_not_processed_ahead_of_calls_queued_before_it() {
+    // Each document costs 1 ms: a few calls spend the turn, the rest are queued.
+    let mut h = harness(4, 5_000, 1_000_000);
+    h.d.call(start_view("home"), no_attrs());
+    run_turns(&mut h.d);
+    h.sink.clear();
+    call_actions(&mut h.d, "q", 0..20);
+    assert!(h.d.queue_len() > 0, "calls queued");
+    h.d.hand_over_slice(actions_text("a", 300, 0.0), 512 * 1024, 0).expect("a capture buffer's text");
+    run_slices_until_empty(&mut h.d);
+    let mut expected = names("q", 0..20);
+    expected.extend(names("a", 0..300));
+    assert_eq!(h.sink.action_names(), expected);
+    assert_eq!(h.counters.calls_processed_ahead.get(), 0, "queued behind the JS thread's queue");
+}
+
+#[test]
+fn a_turns_handover_behind_runs_processed_ahead_follows_them_there() {
+    let mut h = with_view();
+    h.d.hand_over_slice(actions_text("a", 2_000, 0.0), 512 * 1024, 0).expect("a capture buffer's text");
+    h.d.hand_over_turn(actions_text("t", 3, 0.0), 512 * 1024, 0).expect("a capture buffer's text");
+    wait_processed_ahead(&h, 2_003);
+    let mut expected = names("a", 0..2_000);
+    expected.extend(names("t", 0..3));
+    assert_eq!(h.sink.action_names(), expected);
+    run_slices_until_empty(&mut h.d);
+    assert_eq!(h.d.queue_len(), 0);
+}
+
+#[test]
+fn a_view_a_run_processed_ahead_left_owed_is_written_by_its_timer() {
+    let mut h = harness_with(&throttled(4, 5_000), vec![0], 42);
+    h.d.call(start_view("home"), no_attrs());
+    run_turns(&mut h.d);
+    h.sink.clear();
+    h.d.hand_over_slice(actions_text("a", 10, 0.0), 512 * 1024, 0).expect("a capture buffer's text");
+    wait_processed_ahead(&h, 10);
+    assert_eq!(h.sink.view_docs().len(), 0, "held back: the view was written less than an interval ago");
+    run_slices_until_empty(&mut h.d);
+    let (timer, delay_ms) = h.d.scheduler().pop_next().expect("the owed view's timer");
+    assert_eq!(timer, Timer::ViewsDue);
+    h.clock.advance(u64::from(delay_ms) * 1_000_000);
+    h.d.on_timer(timer);
+    assert_eq!(h.sink.view_docs().len(), 1, "the view's last state, at the end of its interval");
 }

@@ -166,7 +166,12 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     }
 
     /// Installs (or removes) the event mapper run on each non-view document before it is written.
+    /// A mapper is installed after the runs handed to the parse thread before it are taken in
+    /// (those it processed there were processed without one, as at their handover).
     pub fn set_mapper(&mut self, mapper: Option<Box<dyn EventMapper>>) {
+        if mapper.is_some() {
+            self.catch_up();
+        }
         self.mapper = mapper;
     }
 
@@ -589,9 +594,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
             },
             _ => doc,
         };
-        if let Err(e) = self.sequencer.sink().write(doc) {
-            report(c, &c.sink_errors, mode, "document not delivered to storage", &e);
-        }
+        hand_to_sink(&self.sequencer, doc, mode);
     }
 
     /// Calls the host made from inside the mapper, in their call order.
@@ -644,6 +647,14 @@ impl<C: Clock, S: Scheduler> Drop for Dispatcher<C, S> {
             self.sequencer.counters().slice_errors.incr();
             log::error("a dispatcher going away panicked while it delivered its queued events; the rest are lost");
         }
+    }
+}
+
+/// Hands one (produced, mapped) document to the sink; a failure is reported.
+fn hand_to_sink(sequencer: &Sequencer, doc: Document, mode: Mode) {
+    let c = sequencer.counters();
+    if let Err(e) = sequencer.sink().write(doc) {
+        report(c, &c.sink_errors, mode, "document not delivered to storage", &e);
     }
 }
 

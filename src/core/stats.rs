@@ -96,6 +96,9 @@ macro_rules! for_each_counter_set {
                 attributes_refused,
                 /// Calls of the capture buffer's slices parsed on the parse thread, off the JS thread.
                 calls_parsed_ahead,
+                /// Of the calls parsed on the parse thread, those also processed there (no event
+                /// mapper, nothing queued on the JS thread): scope bookkeeping and documents off it.
+                calls_processed_ahead,
                 /// Slices' handovers the parse thread refused (text the capture buffer does not
                 /// make): their calls are not recorded; logged.
                 handovers_refused,

@@ -31,7 +31,7 @@ use super::throw;
 use super::timing::{duration_ns, read_resource_details};
 use crate::core::attrs::Attrs;
 use crate::core::config::{Config, TrackingConsent, MAX_ACTIONS_PER_CALL};
-use crate::core::dispatch::{Dispatcher, HandoverAt, Inbox};
+use crate::core::dispatch::{Dispatcher, Inbox};
 use crate::core::event::{ActionType, ErrorSource, EventKind, HttpMethod, ResourceKind, UserInfo};
 use crate::core::globals::OverBudget;
 use crate::core::handover;
@@ -496,12 +496,9 @@ impl BindingPipeline {
         // What the JS side spent, and what reading (and parsing) the text took here.
         let js_spent = || ((spent_ms * 1e6) as u64).saturating_add(self.clock.mono_ns().saturating_sub(started));
         match self.dispatcher.try_borrow_mut() {
-            // A slice's text is parsed off this thread (core::dispatch::parse_ahead).
+            // A slice's text is parsed (and processed) off this thread (core::dispatch::parse_ahead).
             Ok(mut d) if slice => d.hand_over_slice(text, self.max_event, js_spent()).map_err(refused)?,
-            Ok(mut d) => {
-                let handed = parse(&text)?;
-                d.hand_over(handed, HandoverAt::Turn { js_spent_ns: js_spent() });
-            }
+            Ok(mut d) => d.hand_over_turn(text, self.max_event, js_spent()).map_err(refused)?,
             Err(_) => self.inbox.push_handed(parse(&text)?),
         }
         Ok(self.nothing_queued() && self.pipeline.sequencer.session_untracked(self.clock.wall_ms()))

@@ -248,9 +248,32 @@ test('a burst beyond the turn budget crosses in slices, one crossing each, nothi
   p.flush();
   assert.deepEqual(actionNames(docsOf(p)), Array.from({ length: 20_000 }, (_, i) => `s-${i}`));
   // The slices' texts were parsed on the parse thread, the turn's own handover where it was made.
-  const { callsParsedAhead, handoversRefused } = p.stats();
+  const { callsParsedAhead, callsProcessedAhead, handoversRefused } = p.stats();
   assert.ok(callsParsedAhead > 20_000 / 2 && callsParsedAhead <= 20_001, `calls parsed off the JS thread: ${callsParsedAhead}`);
+  // No event mapper: the slices' calls were processed there too, none queued for a JS-thread slice.
+  assert.equal(callsProcessedAhead, callsParsedAhead, 'every call parsed off the JS thread was processed there');
   assert.equal(handoversRefused, 0);
+});
+
+test('with an event mapper, a burst\'s slices are processed on the JS thread, every document mapped there', async (t) => {
+  const { p, calls } = captured(t, {}, { turnBudgetMs: 1 });
+  const js = { mapped: 0 };
+  p.setEventMapper((doc) => {
+    if (doc.type === 'action') js.mapped += 1;
+    doc.context.mapped = true;
+    return doc;
+  });
+  calls.startView('v', 'V');
+  for (let i = 0; i < 8_000; i++) calls.addAction('custom', `m-${i}`, { i, pad: 'p'.repeat(100) });
+  for (let i = 0; i < 2000 && calls.stats().buffered + p.stats().queueLength > 0; i++) await nextTurn();
+  p.flush();
+  const actions = docsOf(p).filter((d) => d.type === 'action');
+  assert.deepEqual(actions.map((d) => d.action.target.name), Array.from({ length: 8_000 }, (_, i) => `m-${i}`));
+  assert.ok(actions.every((d) => d.context.mapped === true), 'every action went through the mapper');
+  assert.equal(js.mapped, 8_000);
+  const { callsParsedAhead, callsProcessedAhead } = p.stats();
+  assert.ok(callsParsedAhead > 0, 'the slices were still parsed off the JS thread');
+  assert.equal(callsProcessedAhead, 0, 'and processed on it, where the mapper runs');
 });
 
 test('a flush right after a burst\'s last slice, that slice likely still in parse: every call, in call order', async (t) => {

@@ -2,7 +2,9 @@
 //! times of their calls, given consecutive sequence numbers in their call order, then routed as
 //! calls made on this turn, or run as a slice of their own.
 
-use super::parse_ahead::{HandedAt, Parsed};
+use std::sync::Arc;
+
+use super::parse_ahead::{stamp_at, HandedAt, Outcome, Parsed};
 use super::{report, Dispatcher, Event, Inbox, Mode};
 use crate::core::config::MAX_RUNS_IN_PARSE;
 use crate::core::handover::{self, Handed, HandoverError};
@@ -45,9 +47,10 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     }
 
     /// A slice of the capture buffer as its text (`js_spent_ns` as for [`HandoverAt::Slice`]):
-    /// handed to the parse thread (`src/core/dispatch/parse_ahead.rs`), and the slice processes the calls
-    /// parsed before it. Without a parse thread, or after stop, the text is parsed here and its
-    /// parse error returned (nothing recorded); one refused on the parse thread is counted
+    /// handed to the parse thread (`src/core/dispatch/parse_ahead.rs`), which also processes its
+    /// calls when it may (no event mapper, nothing queued here); the slice processes the calls
+    /// queued before it. Without a parse thread, or after stop, the text is parsed here and its parse
+    /// error returned (nothing recorded); one refused on the parse thread is counted
     /// (`handovers_refused`) and logged when it is taken in.
     pub fn hand_over_slice(&mut self, text: String, max_bytes: usize, js_spent_ns: u64) -> Result<(), HandoverError> {
         let at = HandoverAt::Slice { js_spent_ns };
@@ -55,15 +58,56 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
             self.hand_over(handover::parse(&text, max_bytes)?, at);
             return Ok(());
         }
-        if self.ahead.in_flight() >= MAX_RUNS_IN_PARSE {
-            self.take_parsed(true);
-        }
-        if let Err(text) = self.ahead.send(text, max_bytes, HandedAt::now(&*self.clock)) {
+        if let Err(text) = self.send_ahead(text, max_bytes) {
             self.hand_over(handover::parse(&text, max_bytes)?, at);
             return Ok(());
         }
         self.slice_now(js_spent_ns);
         Ok(())
+    }
+
+    /// A turn's own handover as its text (`js_spent_ns` as for [`HandoverAt::Turn`]): parsed and
+    /// processed here, on its turn, unless the parse thread is still processing runs handed over
+    /// before it; then the calls would wait for them anyway (they are queued behind them), so the
+    /// text follows them there instead of the JS thread waiting for them.
+    pub fn hand_over_turn(&mut self, text: String, max_bytes: usize, js_spent_ns: u64) -> Result<(), HandoverError> {
+        let behind_runs = self.ahead.in_flight() > 0 && self.processes_ahead();
+        if !behind_runs || self.sequencer.is_stopped() {
+            self.hand_over(handover::parse(&text, max_bytes)?, HandoverAt::Turn { js_spent_ns });
+            return Ok(());
+        }
+        if js_spent_ns > 0 {
+            self.charge_turn(js_spent_ns, true);
+        }
+        if let Err(text) = self.send_ahead(text, max_bytes) {
+            self.hand_over(handover::parse(&text, max_bytes)?, HandoverAt::Turn { js_spent_ns: 0 });
+            return Ok(());
+        }
+        if !self.slice_scheduled {
+            self.schedule_slice(); // to take the run in
+        }
+        Ok(())
+    }
+
+    /// Whether the parse thread may process a run handed over now: no event mapper (it runs on
+    /// the JS thread), nothing queued here and no run in parse whose calls will be queued (the
+    /// thread would overtake them), and not stopped (every call is processed on its turn then).
+    pub(super) fn processes_ahead(&self) -> bool {
+        self.mapper.is_none()
+            && self.queue.is_empty()
+            && self.ahead.parse_only_in_flight() == 0
+            && !self.sequencer.is_stopped()
+    }
+
+    /// Hands `text` to the parse thread, to be processed there if it may be; at the bound of runs
+    /// in flight, the oldest are taken in first (waiting for them). Gives the text back when there
+    /// is no parse thread.
+    fn send_ahead(&mut self, text: String, max_bytes: usize) -> Result<(), String> {
+        while self.ahead.in_flight() >= MAX_RUNS_IN_PARSE {
+            self.take_next(true);
+        }
+        let process = self.processes_ahead().then(|| Arc::clone(&self.sequencer));
+        self.ahead.send(text, max_bytes, HandedAt::now(&*self.clock), process)
     }
 
     /// Slices' texts handed to the parse thread and not yet taken in (at most
@@ -80,28 +124,38 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
         }
     }
 
-    /// Queues the runs parsed so far in their handover order (`wait`: all of them, waiting for
-    /// their parse).
+    /// Takes in the runs done so far in their handover order (`wait`: all of them, waiting for
+    /// the thread): a parsed run's calls are queued, a processed one's owed view gets its timer.
     pub(super) fn take_parsed(&mut self, wait: bool) {
-        while let Some(Parsed { calls, at }) = self.ahead.next(wait) {
-            match calls {
-                Ok(calls) => {
-                    for ev in stamp_at(at, &self.sequencer, calls) {
-                        self.push_queued(ev);
-                    }
-                }
-                Err(e) => {
-                    let c = self.counters();
-                    report(
-                        c,
-                        &c.handovers_refused,
-                        Mode::DEFERRED_SLICE,
-                        "a slice's handover was refused; its calls are not recorded",
-                        &e,
-                    );
+        while self.take_next(wait) {}
+    }
+
+    /// Takes in the oldest run if it is done (`wait`: waiting for it); false when none was.
+    fn take_next(&mut self, wait: bool) -> bool {
+        let Some(Parsed { outcome, at }) = self.ahead.next(wait) else { return false };
+        match outcome {
+            Outcome::Calls(calls) => {
+                for ev in stamp_at(at, &self.sequencer, calls) {
+                    self.push_queued(ev);
                 }
             }
+            Outcome::Processed { views_due_ns } => {
+                if let Some(due) = views_due_ns {
+                    self.schedule_views(due);
+                }
+            }
+            Outcome::Refused(e) => {
+                let c = self.counters();
+                report(
+                    c,
+                    &c.handovers_refused,
+                    Mode::DEFERRED_SLICE,
+                    "a slice's handover was refused; its calls are not recorded",
+                    &e,
+                );
+            }
         }
+        true
     }
 }
 
@@ -113,31 +167,7 @@ impl<C: Clock> Inbox<C> {
     }
 }
 
-/// The events of a run of calls: the wall-clock and monotonic times of each call are now minus
-/// its age, and the monotonic ones never go back within the run (a JS clock stepped backwards
-/// between two calls gives the later one the earlier one's time); then consecutive sequence
-/// numbers, in the run's order.
+/// The events of a run of calls handed over now ([`stamp_at`]).
 pub(super) fn stamp<C: Clock>(clock: &C, sequencer: &Sequencer, calls: impl IntoIterator<Item = Handed>) -> Vec<Event> {
     stamp_at(HandedAt::now(clock), sequencer, calls)
-}
-
-/// [`stamp`] for a run handed over at `at` (a slice parsed off the JS thread is stamped when its
-/// parse is taken in, with the moment of its handover).
-pub(super) fn stamp_at(at: HandedAt, sequencer: &Sequencer, calls: impl IntoIterator<Item = Handed>) -> Vec<Event> {
-    let (wall_now, mono_now) = (at.wall_ms, at.mono_ns);
-    let mut floor = 0;
-    let mut events: Vec<Event> = calls
-        .into_iter()
-        .map(|call| {
-            let mono_ns = mono_now.saturating_sub(call.age_ns).max(floor);
-            floor = mono_ns;
-            let age_ms = i64::try_from(call.age_ns.saturating_add(500_000) / 1_000_000).unwrap_or(i64::MAX);
-            Event { seq: 0, wall_ms: wall_now.saturating_sub(age_ms), mono_ns, kind: call.kind, attrs: call.attrs }
-        })
-        .collect();
-    let first = sequencer.reserve_seq(events.len() as u64);
-    for (ev, seq) in events.iter_mut().zip(first..) {
-        ev.seq = seq;
-    }
-    events
 }

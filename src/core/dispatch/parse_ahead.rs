@@ -1,24 +1,36 @@
-//! Slices' handover texts parsed off the JS thread (docs/how-it-works.md, "Capture in JS").
+//! Slices' handover texts parsed, and processed, off the JS thread (docs/how-it-works.md,
+//! "Capture in JS").
 //!
 //! The capture buffer hands a burst over in slices on later turns, one JSON text each. Parsing that
 //! text is most of what a handover costs the JS thread (about three quarters of its instructions),
-//! and only argument copying and scope bookkeeping belong there: so a slice's text goes to a parse
-//! thread of this dispatcher's own, the slice processes the calls parsed before it, and the calls
-//! of its text are queued when the next slice (or the next call) finds them parsed. A turn's own
-//! handover (a lone call, the start of a burst) is still parsed where it is made: its calls are
-//! processed on that turn, so waiting for another thread would only add a hop.
+//! and only argument copying and scope bookkeeping belong there: so a slice's text goes to a thread
+//! of this dispatcher's own, "rum-parse". Without an event mapper (which is JS and runs on the JS
+//! thread) and with nothing queued on the JS thread, that thread also processes the slice's calls:
+//! it stamps them, applies them to the scopes (shared, behind their lock, as every thread's
+//! dispatcher applies its calls) and hands their documents to the sink, one view document per view
+//! at the run's end as a slice writes them. Otherwise the calls of its text are queued when the
+//! next slice (or the next call) finds them parsed, and slices process them. A turn's own handover
+//! (a lone call, the start of a burst) is still parsed where it is made: its calls are processed on
+//! that turn, so waiting for another thread would only add a hop.
 //!
 //! Order: runs in parse come after every event already queued and before every later call. The
 //! dispatcher takes them in before anything else reaches its queue (`Dispatcher::catch_up`), waiting
-//! for the parse when it has to: a drain right after a slice sees every call of it.
+//! for the thread when it has to: a drain right after a slice sees every call of it processed. A
+//! run is processed here only when none is waiting to be queued and the queue is empty, so the
+//! thread never overtakes a call the JS thread still holds; and while runs are processed here the
+//! JS thread processes nothing of its own before it has taken them in.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use flume::{Receiver, Sender};
 
+use super::{hand_to_sink, report, Mode};
+use crate::core::document::Document;
+use crate::core::event::Event;
 use crate::core::handover::{self, Handed, HandoverError};
 use crate::core::seam::Clock;
+use crate::core::sequencer::Sequencer;
 use crate::core::stats::DispatchCounters;
 use crate::log;
 
@@ -35,9 +47,19 @@ impl HandedAt {
     }
 }
 
-/// One run, parsed (or refused), with the moment it was handed over.
+/// What became of one run on the thread.
+pub(super) enum Outcome {
+    /// Parsed: the JS thread queues the calls.
+    Calls(Vec<Handed>),
+    /// Parsed and processed: when the earliest view it left owed is due (monotonic ns), if one is.
+    Processed { views_due_ns: Option<u64> },
+    /// Not a capture buffer's text: nothing recorded.
+    Refused(HandoverError),
+}
+
+/// One run's outcome, with the moment it was handed over.
 pub(super) struct Parsed {
-    pub calls: Result<Vec<Handed>, HandoverError>,
+    pub outcome: Outcome,
     pub at: HandedAt,
 }
 
@@ -45,6 +67,8 @@ struct Job {
     text: String,
     max_bytes: usize,
     at: HandedAt,
+    /// Process the calls here, with these scopes and this sink; `None`: parse only.
+    process: Option<Arc<Sequencer>>,
 }
 
 /// The parse thread's two ends, once it runs.
@@ -53,19 +77,21 @@ struct Worker {
     done: Receiver<Parsed>,
 }
 
-/// The runs of one dispatcher in parse, in their handover order. The thread is started at the
+/// The runs of one dispatcher on its thread, in their handover order. The thread is started at the
 /// first slice and ends when the dispatcher goes away (its job channel closes).
 pub(super) struct ParseAhead {
     worker: Option<Worker>,
     /// The thread could not be started: every text is parsed on the JS thread, as before.
     unavailable: bool,
     in_flight: usize,
+    /// Of `in_flight`, the runs the thread only parses (their calls are queued at take-in).
+    parse_only: usize,
     counters: Arc<DispatchCounters>,
 }
 
 impl ParseAhead {
     pub fn new(counters: Arc<DispatchCounters>) -> Self {
-        Self { worker: None, unavailable: false, in_flight: 0, counters }
+        Self { worker: None, unavailable: false, in_flight: 0, parse_only: 0, counters }
     }
 
     /// Runs handed to the thread whose result has not been taken yet.
@@ -73,12 +99,26 @@ impl ParseAhead {
         self.in_flight
     }
 
-    /// Hands `text` to the parse thread, or gives it back when there is none (the caller parses it).
-    pub fn send(&mut self, text: String, max_bytes: usize, at: HandedAt) -> Result<(), String> {
+    /// Runs in flight whose calls the JS thread will queue when it takes them in.
+    pub fn parse_only_in_flight(&self) -> usize {
+        self.parse_only
+    }
+
+    /// Hands `text` to the thread, to parse, and to process with `process` when given; gives the
+    /// text back when there is no thread (the caller parses it).
+    pub fn send(
+        &mut self,
+        text: String,
+        max_bytes: usize,
+        at: HandedAt,
+        process: Option<Arc<Sequencer>>,
+    ) -> Result<(), String> {
         let Some(worker) = self.worker() else { return Err(text) };
-        match worker.jobs.send(Job { text, max_bytes, at }) {
+        let parse_only = process.is_none();
+        match worker.jobs.send(Job { text, max_bytes, at, process }) {
             Ok(()) => {
                 self.in_flight += 1;
+                self.parse_only += usize::from(parse_only);
                 Ok(())
             }
             // The thread is gone (it never panics: see `run`): parse here from now on. What it
@@ -90,8 +130,8 @@ impl ParseAhead {
         }
     }
 
-    /// The next run in handover order: `None` when none is in parse, or (unless `wait`) when the
-    /// next one is not parsed yet.
+    /// The next run in handover order: `None` when none is in flight, or (unless `wait`) when the
+    /// next one is not done yet.
     pub fn next(&mut self, wait: bool) -> Option<Parsed> {
         if self.in_flight == 0 {
             return None;
@@ -99,22 +139,24 @@ impl ParseAhead {
         let Some(worker) = self.worker.as_ref() else {
             // Unreachable (a run in flight was sent to a worker); never leave one counted for good.
             self.in_flight = 0;
+            self.parse_only = 0;
             return None;
         };
         let parsed = if wait { worker.done.recv().ok() } else { worker.done.try_recv().ok() };
-        match parsed {
-            Some(p) => {
-                self.in_flight -= 1;
-                Some(p)
-            }
+        let parsed = match parsed {
+            Some(p) => p,
             None if wait || worker.done.is_disconnected() => {
                 // Cannot happen while the thread lives; if it does, its runs are lost, said once.
-                self.in_flight -= 1;
                 let why = HandoverError("the parse thread ended before it parsed this slice".to_owned());
-                Some(Parsed { calls: Err(why), at: HandedAt { wall_ms: 0, mono_ns: 0 } })
+                Parsed { outcome: Outcome::Refused(why), at: HandedAt { wall_ms: 0, mono_ns: 0 } }
             }
-            None => None,
+            None => return None,
+        };
+        self.in_flight -= 1;
+        if !matches!(parsed.outcome, Outcome::Processed { .. }) {
+            self.parse_only = self.parse_only.saturating_sub(1);
         }
+        Some(parsed)
     }
 
     fn worker(&mut self) -> Option<&Worker> {
@@ -139,17 +181,95 @@ impl ParseAhead {
     }
 }
 
-/// The parse thread: each text in its order, its result sent back; the text is freed here too.
+/// The thread: each text in its order, its outcome sent back; the text is freed here too.
 fn run(jobs: &Receiver<Job>, results: &Sender<Parsed>, counters: &DispatchCounters) {
-    for Job { text, max_bytes, at } in jobs.iter() {
+    for Job { text, max_bytes, at, process } in jobs.iter() {
         let calls = catch_unwind(AssertUnwindSafe(|| handover::parse(&text, max_bytes)))
             .unwrap_or_else(|_| Err(HandoverError("parsing the slice's handover panicked".to_owned())));
         drop(text);
-        if let Ok(calls) = &calls {
-            counters.calls_parsed_ahead.add(calls.len() as u64);
-        }
-        if results.send(Parsed { calls, at }).is_err() {
+        let outcome = match (calls, process) {
+            (Err(e), _) => Outcome::Refused(e),
+            (Ok(calls), None) => {
+                counters.calls_parsed_ahead.add(calls.len() as u64);
+                Outcome::Calls(calls)
+            }
+            (Ok(calls), Some(sequencer)) => {
+                let n = calls.len() as u64;
+                counters.calls_parsed_ahead.add(n);
+                match catch_unwind(AssertUnwindSafe(|| process_run(&sequencer, calls, at))) {
+                    Ok(views_due_ns) => {
+                        counters.calls_processed_ahead.add(n);
+                        Outcome::Processed { views_due_ns }
+                    }
+                    Err(_) => {
+                        // As a panic in a deferred slice: counted and logged, never the app's crash.
+                        counters.slice_errors.incr();
+                        log::error(
+                            "processing a slice's calls off the JS thread panicked; the rest of the run is lost",
+                        );
+                        Outcome::Processed { views_due_ns: None }
+                    }
+                }
+            }
+        };
+        if results.send(Parsed { outcome, at }).is_err() {
             return; // the dispatcher is gone
         }
     }
+}
+
+/// A run's calls processed as a slice processes its queued calls: stamped (consecutive sequence
+/// numbers, times from the handover's moment less their ages), applied in order, their documents
+/// handed to the sink, then the views the slice's end lets out (a view held back is due when the
+/// returned time comes). The run's moment stands for "now": the calls are judged by their own
+/// stamps, and the view interval by the handover's moment (this thread has no JS clock).
+fn process_run(sequencer: &Sequencer, calls: Vec<Handed>, at: HandedAt) -> Option<u64> {
+    let mode = Mode::DEFERRED_SLICE;
+    let counters = sequencer.counters();
+    let mut docs = Vec::new();
+    for ev in stamp_at(at, sequencer, calls) {
+        counters.calls_queued.incr();
+        let (consent, _) = sequencer.apply(ev, mode.after, at.mono_ns, &mut docs);
+        deliver(sequencer, &mut docs, mode);
+        if let Some(consent) = consent {
+            if let Err(e) = sequencer.sink().consent_changed(consent) {
+                report(counters, &counters.sink_errors, mode, "consent change not delivered", &e);
+            }
+        }
+    }
+    let due = sequencer.emit_views(mode.end, at.mono_ns, &mut docs);
+    deliver(sequencer, &mut docs, mode);
+    due
+}
+
+/// The documents of a call (no mapper here), counted as produced, to the sink.
+fn deliver(sequencer: &Sequencer, docs: &mut Vec<Document>, mode: Mode) {
+    for doc in docs.drain(..) {
+        sequencer.counters().documents_produced.incr();
+        hand_to_sink(sequencer, doc, mode);
+    }
+}
+
+/// The events of a run handed over at `at`: the wall-clock and monotonic times of each call are
+/// that moment less its age, and the monotonic ones never go back within the run (a JS clock
+/// stepped backwards between two calls gives the later one the earlier one's time); then
+/// consecutive sequence numbers, in the run's order. A run parsed on the parse thread is stamped
+/// with the moment of its handover, where it is processed or when it is taken in.
+pub(super) fn stamp_at(at: HandedAt, sequencer: &Sequencer, calls: impl IntoIterator<Item = Handed>) -> Vec<Event> {
+    let (wall_now, mono_now) = (at.wall_ms, at.mono_ns);
+    let mut floor = 0;
+    let mut events: Vec<Event> = calls
+        .into_iter()
+        .map(|call| {
+            let mono_ns = mono_now.saturating_sub(call.age_ns).max(floor);
+            floor = mono_ns;
+            let age_ms = i64::try_from(call.age_ns.saturating_add(500_000) / 1_000_000).unwrap_or(i64::MAX);
+            Event { seq: 0, wall_ms: wall_now.saturating_sub(age_ms), mono_ns, kind: call.kind, attrs: call.attrs }
+        })
+        .collect();
+    let first = sequencer.reserve_seq(events.len() as u64);
+    for (ev, seq) in events.iter_mut().zip(first..) {
+        ev.seq = seq;
+    }
+    events
 }

@@ -242,6 +242,11 @@ export interface PipelineStats {
   /** Calls of the capture buffer's slices parsed on the parse thread, off the JS thread. */
   callsParsedAhead: number
   /**
+   * Of `calls_parsed_ahead`, the calls also processed there (no event mapper, nothing
+   * queued on the JS thread): their scope bookkeeping and documents off the JS thread.
+   */
+  callsProcessedAhead: number
+  /**
    * Slices' handovers the parse thread refused (text the capture buffer does not
    * make): their calls are not recorded; logged.
    */
