@@ -222,3 +222,18 @@ fn a_view_a_run_processed_ahead_left_owed_is_written_by_its_timer() {
     h.d.on_timer(timer);
     assert_eq!(h.sink.view_docs().len(), 1, "the view's last state, at the end of its interval");
 }
+
+#[test]
+fn a_sink_failing_under_a_run_processed_ahead_is_counted_and_the_next_run_goes_on() {
+    let mut h = with_view();
+    h.sink.fail_next(5);
+    h.d.hand_over_slice(actions_text("a", 20, 0.0), 512 * 1024, 0).expect("a capture buffer's text");
+    h.d.hand_over_slice(actions_text("b", 20, 0.0), 512 * 1024, 0).expect("a capture buffer's text");
+    h.d.flush();
+    let mut expected = names("a", 5..20);
+    expected.extend(names("b", 0..20));
+    assert_eq!(h.sink.action_names(), expected, "the five refused documents are lost, nothing else");
+    assert_eq!(h.counters.calls_processed_ahead.get(), 40);
+    assert_eq!(h.counters.sink_errors.get(), 5);
+    assert_eq!(h.counters.slice_errors.get(), 5, "failures of a deferred slice, not of the caller's turn");
+}

@@ -242,8 +242,8 @@ export interface PipelineStats {
   /** Calls of the capture buffer's slices parsed on the parse thread, off the JS thread. */
   callsParsedAhead: number
   /**
-   * Of `calls_parsed_ahead`, the calls also processed there (no event mapper, nothing
-   * queued on the JS thread): their scope bookkeeping and documents off the JS thread.
+   * Of the calls parsed on the parse thread, those also processed there (no event
+   * mapper, nothing queued on the JS thread): scope bookkeeping and documents off it.
    */
   callsProcessedAhead: number
   /**
