@@ -40,7 +40,11 @@ fn run_slices_until_empty(d: &mut TestDispatcher) {
 }
 
 fn with_view() -> Harness {
-    let mut h = harness(4, 5_000, 0);
+    viewing(harness(4, 5_000, 0))
+}
+
+/// `h` with a view started and its documents so far cleared.
+fn viewing(mut h: Harness) -> Harness {
     h.d.call(start_view("home"), no_attrs());
     run_turns(&mut h.d);
     h.sink.clear();
@@ -179,10 +183,7 @@ fn with_a_mapper_a_slices_calls_are_processed_on_the_js_thread() {
 #[test]
 fn a_run_is_not_processed_ahead_of_calls_queued_before_it() {
     // Each document costs 1 ms: a few calls spend the turn, the rest are queued.
-    let mut h = harness(4, 5_000, 1_000_000);
-    h.d.call(start_view("home"), no_attrs());
-    run_turns(&mut h.d);
-    h.sink.clear();
+    let mut h = viewing(harness(4, 5_000, 1_000_000));
     call_actions(&mut h.d, "q", 0..20);
     assert!(h.d.queue_len() > 0, "calls queued");
     h.d.hand_over_slice(actions_text("a", 300, 0.0), 512 * 1024, 0).expect("a capture buffer's text");
@@ -208,10 +209,7 @@ fn a_turns_handover_behind_runs_processed_ahead_follows_them_there() {
 
 #[test]
 fn a_view_a_run_processed_ahead_left_owed_is_written_by_its_timer() {
-    let mut h = harness_with(&throttled(4, 5_000), vec![0], 42);
-    h.d.call(start_view("home"), no_attrs());
-    run_turns(&mut h.d);
-    h.sink.clear();
+    let mut h = viewing(harness_with(&throttled(4, 5_000), vec![0], 42));
     h.d.hand_over_slice(actions_text("a", 10, 0.0), 512 * 1024, 0).expect("a capture buffer's text");
     wait_processed_ahead(&h, 10);
     assert_eq!(h.sink.view_docs().len(), 0, "held back: the view was written less than an interval ago");

@@ -72,7 +72,7 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     /// text follows them there instead of the JS thread waiting for them.
     pub fn hand_over_turn(&mut self, text: String, max_bytes: usize, js_spent_ns: u64) -> Result<(), HandoverError> {
         let behind_runs = self.ahead.in_flight() > 0 && self.processes_ahead();
-        if !behind_runs || self.sequencer.is_stopped() {
+        if !behind_runs {
             self.hand_over(handover::parse(&text, max_bytes)?, HandoverAt::Turn { js_spent_ns });
             return Ok(());
         }
