@@ -11,7 +11,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use dispatch_support::*;
-use rum_native::core::config::MAX_RUNS_IN_PARSE;
+use rum_native::core::config::{MAX_RUNS_IN_PARSE, MAX_SPARE_TEXT_BYTES};
 use rum_native::core::document::Document;
 use rum_native::core::seam::{MapOutcome, Timer};
 
@@ -68,6 +68,36 @@ fn a_slices_calls_are_parsed_off_the_thread_and_processed_by_later_slices() {
     let dates = h.sink.action_dates();
     assert_eq!(dates[0].1, WALL_BASE_MS - 5);
     assert_eq!(dates[300].1, WALL_BASE_MS - 1);
+}
+
+#[test]
+fn a_parsed_texts_buffer_is_kept_for_the_next_handover() {
+    let mut h = with_view();
+    assert_eq!(h.d.text_buffer().capacity(), 0, "none before a first text");
+    let text = actions_text("a", 2_000, 0.0).into_bytes();
+    let (at, capacity) = (text.as_ptr(), text.capacity());
+    h.d.hand_over_slice(text, 512 * 1024, 0).expect("a capture buffer's text");
+    h.d.flush(); // takes the run in: its text is parsed
+    let kept = h.d.text_buffer();
+    assert_eq!((kept.as_ptr(), kept.len(), kept.capacity()), (at, 0, capacity), "the same buffer, emptied");
+    assert_eq!(h.d.text_buffer().capacity(), 0, "one handover at a time has it");
+
+    // A turn's text, parsed on this thread, is kept as well; of two, the larger.
+    assert!(h.d.hand_over_turn(kept, 512 * 1024, 0).is_err(), "an empty text is refused (its buffer still kept)");
+    h.d.hand_over_turn(actions_text("t", 3, 0.0), 512 * 1024, 0).expect("a capture buffer's text");
+    assert_eq!(h.d.text_buffer().capacity(), capacity);
+    assert_eq!(h.sink.action_names(), names("a", 0..2_000).into_iter().chain(names("t", 0..3)).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_text_buffer_larger_than_its_bound_is_freed() {
+    let mut h = with_view();
+    let mut huge = actions_text("h", 3, 0.0).into_bytes();
+    huge.reserve_exact(MAX_SPARE_TEXT_BYTES + 1 - huge.len());
+    h.d.hand_over_slice(huge, 512 * 1024, 0).expect("a capture buffer's text");
+    h.d.flush();
+    assert_eq!(h.sink.action_names(), names("h", 0..3));
+    assert_eq!(h.d.text_buffer().capacity(), 0, "not kept");
 }
 
 #[test]

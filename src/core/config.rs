@@ -121,6 +121,16 @@ pub const QUEUE_CAPACITY: usize = 5_000;
 /// parse: each slice takes in what the one before handed over.
 pub const MAX_RUNS_IN_PARSE: usize = 4;
 
+/// Capacity of the emptied handover-text buffer a dispatcher keeps for its next handover (bytes).
+/// A text copied into a fresh buffer pays a page fault for every 4 KiB it fills (on the JS
+/// thread, as it is read out of the engine), and a burst's slices carry about 100–300 KB each: the
+/// buffer of one, kept, takes the next without a fault (`docs/benchmarks.md`, "The handover's
+/// text"). A buffer is reserved at three bytes per UTF-16 unit, so 8 MiB takes any slice of up to
+/// about 2.7 MB of text (4,096 calls of 650 bytes); what is resident is the pages the texts
+/// touched, and a buffer larger than this is freed, so a burst of huge attributes does not pin
+/// its memory.
+pub const MAX_SPARE_TEXT_BYTES: usize = 8 << 20;
+
 /// Roll the active batch past this size. Matches the reference SDK's batch size, which its intake
 /// accepts in one request.
 pub const BATCH_MAX_BYTES: u64 = 512 * 1024;

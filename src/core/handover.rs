@@ -35,6 +35,7 @@ use serde_json::value::RawValue;
 
 use super::attrs::Attrs;
 use super::event::{ActionType, EventKind, HttpMethod, ResourceDetails, ResourceKind, ResourceTiming, TraceIds};
+use super::text::from_engine_utf8;
 
 /// One handed-over call: how long before the handover it was made, and what it was.
 #[derive(Debug, PartialEq)]
@@ -59,6 +60,12 @@ impl fmt::Display for HandoverError {
 const MAX_STATUS_CODE: f64 = 999.0;
 /// Largest size in bytes: the largest integer a JS number holds exactly.
 const MAX_SIZE_BYTES: f64 = 9_007_199_254_740_991.0;
+
+/// Parses a handover text as the engine wrote it in UTF-8 ([`from_engine_utf8`]: a lone
+/// surrogate, or any byte that is not UTF-8, is U+FFFD), as [`parse`] does.
+pub fn parse_engine_utf8(bytes: &[u8], max_bytes: usize) -> Result<Vec<Handed>, HandoverError> {
+    parse(&from_engine_utf8(bytes), max_bytes)
+}
 
 /// Parses a handover text. `max_bytes` (`eventMaxBytes`) bounds each string and each call's
 /// attributes, as the call's own checks did.
@@ -344,6 +351,16 @@ mod tests {
         assert_eq!(calls[0].kind, EventKind::Action { action_type: ActionType::Tap, name: "a\u{fffd}b\\ud800".into() });
         assert_eq!(calls[0].attrs.as_json(), r#"{"s":"\ufffd","pair":"\ud83d\ude00","end":"\ufffd"}"#);
         assert_eq!(without_lone_surrogates(r#"["plain \n",1]"#), r#"["plain \n",1]"#);
+    }
+
+    #[test]
+    fn text_as_an_engine_wrote_it_is_made_valid_before_it_is_parsed() {
+        // ArkTS writes a lone surrogate in a string (not escaped) as its own three bytes.
+        let text = b"[1,[0,1,\"tap\",\"a\xED\xA0\x80b\",{\"k\":\"\xFF\"}]]";
+        let calls = parse_engine_utf8(text, 1024).unwrap();
+        assert_eq!(calls[0].kind, EventKind::Action { action_type: ActionType::Tap, name: "a\u{fffd}b".into() });
+        assert_eq!(calls[0].attrs.as_json(), "{\"k\":\"\u{fffd}\"}");
+        assert!(parse_engine_utf8(b"[1,[9,1]]", 1024).is_err(), "the rules of parse still hold");
     }
 
     #[test]

@@ -480,19 +480,22 @@ impl BindingPipeline {
     ) -> Result<bool> {
         let started = self.clock.mono_ns();
         let r = self.args(js, "ingest");
-        let (text, slice, spent_ms, skipped) = checked(js, || {
+        // Read into the buffer of an earlier text when there is one: its pages are mapped in.
+        let mut text = self.dispatcher.try_borrow().map(|d| d.text_buffer()).unwrap_or_default();
+        let (slice, spent_ms, skipped) = checked(js, || {
             let spent = r.number(spent_ms, "spentMs")?;
             if !(spent.is_finite() && spent >= 0.0) {
                 return Err(r.range_err("spentMs", format_args!("must be a finite number of ms from 0, got {spent}")));
             }
             let skipped = r.integer(skipped, "skipped", 0.0, MAX_SKIPPED)?;
-            Ok((r.string(calls, "calls")?, r.boolean(slice, "slice")?, spent, skipped))
+            r.string_bytes(calls, "calls", &mut text)?;
+            Ok((r.boolean(slice, "slice")?, spent, skipped))
         })?;
         let refused = |e: handover::HandoverError| {
             throw(js, ArgError::Type(format!("ingest: calls is not a capture buffer's handover: {e}")))
         };
         self.pipeline.sequencer.counters().calls_untracked.add(skipped);
-        let parse = |text: &str| handover::parse(text, self.max_event).map_err(refused);
+        let parse = |text: &[u8]| handover::parse_engine_utf8(text, self.max_event).map_err(refused);
         // What the JS side spent, and what reading (and parsing) the text took here.
         let js_spent = || ((spent_ms * 1e6) as u64).saturating_add(self.clock.mono_ns().saturating_sub(started));
         match self.dispatcher.try_borrow_mut() {

@@ -52,14 +52,22 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     /// queued before it. Without a parse thread, or after stop, the text is parsed here and its parse
     /// error returned (nothing recorded); one refused on the parse thread is counted
     /// (`handovers_refused`) and logged when it is taken in.
-    pub fn hand_over_slice(&mut self, text: String, max_bytes: usize, js_spent_ns: u64) -> Result<(), HandoverError> {
+    pub fn hand_over_slice(
+        &mut self,
+        text: impl Into<Vec<u8>>,
+        max_bytes: usize,
+        js_spent_ns: u64,
+    ) -> Result<(), HandoverError> {
         let at = HandoverAt::Slice { js_spent_ns };
+        let text = text.into();
         if self.sequencer.is_stopped() {
-            self.hand_over(handover::parse(&text, max_bytes)?, at);
+            let calls = self.parse_here(text, max_bytes)?;
+            self.hand_over(calls, at);
             return Ok(());
         }
         if let Err(text) = self.send_ahead(text, max_bytes) {
-            self.hand_over(handover::parse(&text, max_bytes)?, at);
+            let calls = self.parse_here(text, max_bytes)?;
+            self.hand_over(calls, at);
             return Ok(());
         }
         self.slice_now(js_spent_ns);
@@ -70,17 +78,25 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     /// processed here, on its turn, unless the parse thread is still processing runs handed over
     /// before it; then the calls would wait for them anyway (they are queued behind them), so the
     /// text follows them there instead of the JS thread waiting for them.
-    pub fn hand_over_turn(&mut self, text: String, max_bytes: usize, js_spent_ns: u64) -> Result<(), HandoverError> {
+    pub fn hand_over_turn(
+        &mut self,
+        text: impl Into<Vec<u8>>,
+        max_bytes: usize,
+        js_spent_ns: u64,
+    ) -> Result<(), HandoverError> {
+        let text = text.into();
         let behind_runs = self.ahead.in_flight() > 0 && self.processes_ahead();
         if !behind_runs {
-            self.hand_over(handover::parse(&text, max_bytes)?, HandoverAt::Turn { js_spent_ns });
+            let calls = self.parse_here(text, max_bytes)?;
+            self.hand_over(calls, HandoverAt::Turn { js_spent_ns });
             return Ok(());
         }
         if js_spent_ns > 0 {
             self.charge_turn(js_spent_ns, true);
         }
         if let Err(text) = self.send_ahead(text, max_bytes) {
-            self.hand_over(handover::parse(&text, max_bytes)?, HandoverAt::Turn { js_spent_ns: 0 });
+            let calls = self.parse_here(text, max_bytes)?;
+            self.hand_over(calls, HandoverAt::Turn { js_spent_ns: 0 });
             return Ok(());
         }
         if !self.slice_scheduled {
@@ -102,12 +118,25 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     /// Hands `text` to the parse thread, to be processed there if it may be; at the bound of runs
     /// in flight, the oldest are taken in first (waiting for them). Gives the text back when there
     /// is no parse thread.
-    fn send_ahead(&mut self, text: String, max_bytes: usize) -> Result<(), String> {
+    fn send_ahead(&mut self, text: Vec<u8>, max_bytes: usize) -> Result<(), Vec<u8>> {
         while self.ahead.in_flight() >= MAX_RUNS_IN_PARSE {
             self.take_next(true);
         }
         let process = self.processes_ahead().then(|| Arc::clone(&self.sequencer));
         self.ahead.send(text, max_bytes, HandedAt::now(&*self.clock), process)
+    }
+
+    /// A handover's text parsed on the JS thread; its buffer is kept for the next handover.
+    fn parse_here(&self, text: Vec<u8>, max_bytes: usize) -> Result<Vec<Handed>, HandoverError> {
+        let calls = handover::parse_engine_utf8(&text, max_bytes);
+        self.ahead.recycle(text);
+        calls
+    }
+
+    /// The buffer to read the next handover's text into (`ParseAhead::text_buffer`): with the
+    /// pages of an earlier text's, so reading it costs no page faults.
+    pub fn text_buffer(&self) -> Vec<u8> {
+        self.ahead.text_buffer()
     }
 
     /// Slices' texts handed to the parse thread and not yet taken in (at most

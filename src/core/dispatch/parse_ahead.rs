@@ -11,7 +11,8 @@
 //! at the run's end as a slice writes them. Otherwise the calls of its text are queued when the
 //! next slice (or the next call) finds them parsed, and slices process them. A turn's own handover
 //! (a lone call, the start of a burst) is still parsed where it is made: its calls are processed on
-//! that turn, so waiting for another thread would only add a hop.
+//! that turn, so waiting for another thread would only add a hop. Once parsed, a text's emptied
+//! buffer is kept for the next handover to be read into ([`SpareText`]).
 //!
 //! Order: runs in parse come after every event already queued and before every later call. The
 //! dispatcher takes them in before anything else reaches its queue (`Dispatcher::catch_up`), waiting
@@ -21,11 +22,12 @@
 //! JS thread processes nothing of its own before it has taken them in.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use flume::{Receiver, Sender};
 
 use super::{hand_to_sink, report, Mode};
+use crate::core::config::MAX_SPARE_TEXT_BYTES;
 use crate::core::document::Document;
 use crate::core::event::Event;
 use crate::core::handover::{self, Handed, HandoverError};
@@ -64,7 +66,8 @@ pub(super) struct Parsed {
 }
 
 struct Job {
-    text: String,
+    /// The text as the engine wrote it (made valid UTF-8 here, off the JS thread).
+    text: Vec<u8>,
     max_bytes: usize,
     at: HandedAt,
     /// Process the calls here, with these scopes and this sink; `None`: parse only.
@@ -87,11 +90,24 @@ pub(super) struct ParseAhead {
     /// Of `in_flight`, the runs the thread only parses (their calls are queued at take-in).
     parse_only: usize,
     counters: Arc<DispatchCounters>,
+    spare: Arc<SpareText>,
 }
 
 impl ParseAhead {
     pub fn new(counters: Arc<DispatchCounters>) -> Self {
-        Self { worker: None, unavailable: false, in_flight: 0, parse_only: 0, counters }
+        let spare = Arc::new(SpareText::default());
+        Self { worker: None, unavailable: false, in_flight: 0, parse_only: 0, counters, spare }
+    }
+
+    /// The buffer the next handover's text is read into: the emptied one of a text parsed
+    /// before, when one is kept (its pages already mapped in), else a new one.
+    pub fn text_buffer(&self) -> Vec<u8> {
+        self.spare.take()
+    }
+
+    /// A text's buffer, parsed on the JS thread, kept for the next handover.
+    pub fn recycle(&self, text: Vec<u8>) {
+        self.spare.keep(text);
     }
 
     /// Runs handed to the thread whose result has not been taken yet.
@@ -108,11 +124,11 @@ impl ParseAhead {
     /// text back when there is no thread (the caller parses it).
     pub fn send(
         &mut self,
-        text: String,
+        text: Vec<u8>,
         max_bytes: usize,
         at: HandedAt,
         process: Option<Arc<Sequencer>>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Vec<u8>> {
         let Some(worker) = self.worker() else { return Err(text) };
         let parse_only = process.is_none();
         match worker.jobs.send(Job { text, max_bytes, at, process }) {
@@ -167,8 +183,10 @@ impl ParseAhead {
             let (jobs, inbox) = flume::unbounded::<Job>();
             let (results, done) = flume::unbounded();
             let counters = Arc::clone(&self.counters);
-            let spawned =
-                std::thread::Builder::new().name("rum-parse".into()).spawn(move || run(&inbox, &results, &counters));
+            let spare = Arc::clone(&self.spare);
+            let spawned = std::thread::Builder::new()
+                .name("rum-parse".into())
+                .spawn(move || run(&inbox, &results, &counters, &spare));
             match spawned {
                 Ok(_) => self.worker = Some(Worker { jobs, done }),
                 Err(e) => {
@@ -181,12 +199,13 @@ impl ParseAhead {
     }
 }
 
-/// The thread: each text in its order, its outcome sent back; the text is freed here too.
-fn run(jobs: &Receiver<Job>, results: &Sender<Parsed>, counters: &DispatchCounters) {
+/// The thread: each text in its order, its outcome sent back; the text's buffer is kept for the
+/// next handover (or freed) as soon as it is parsed.
+fn run(jobs: &Receiver<Job>, results: &Sender<Parsed>, counters: &DispatchCounters, spare: &SpareText) {
     for Job { text, max_bytes, at, process } in jobs.iter() {
-        let calls = catch_unwind(AssertUnwindSafe(|| handover::parse(&text, max_bytes)))
+        let calls = catch_unwind(AssertUnwindSafe(|| handover::parse_engine_utf8(&text, max_bytes)))
             .unwrap_or_else(|_| Err(HandoverError("parsing the slice's handover panicked".to_owned())));
-        drop(text);
+        spare.keep(text);
         let outcome = match (calls, process) {
             (Err(e), _) => Outcome::Refused(e),
             (Ok(calls), None) => {
@@ -272,4 +291,27 @@ pub(super) fn stamp_at(at: HandedAt, sequencer: &Sequencer, calls: impl IntoIter
         ev.seq = seq;
     }
     events
+}
+
+/// One emptied handover-text buffer, shared by a dispatcher and its parse thread: the thread
+/// leaves each text's buffer here once it has parsed it, and the JS thread reads its next text
+/// into it. The largest buffer is kept, up to [`MAX_SPARE_TEXT_BYTES`].
+#[derive(Default)]
+struct SpareText(Mutex<Vec<u8>>);
+
+impl SpareText {
+    fn take(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn keep(&self, mut text: Vec<u8>) {
+        if text.capacity() > MAX_SPARE_TEXT_BYTES {
+            return; // freed: a huge text does not keep its memory
+        }
+        text.clear();
+        let mut kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if kept.capacity() < text.capacity() {
+            *kept = text;
+        }
+    }
 }

@@ -48,6 +48,14 @@ impl Args<'_> {
         self.string_as(v, arg)
     }
 
+    /// A required string's UTF-8 as the engine writes it, appended to `out` (a buffer with room
+    /// takes it in one engine call); the caller makes it valid ([`from_engine_utf8`]).
+    pub fn string_bytes(&self, v: Value<'_>, arg: impl Display + Copy, out: &mut Vec<u8>) -> ArgResult<()> {
+        self.js
+            .append_utf8(v, out, STACK_STRING_BYTES)
+            .map_err(|()| self.refused(v, arg, ValueType::String, "a string"))
+    }
+
     /// A string argument as `T` (a `String`, or a [`Text`] that holds a short one inline).
     fn string_as<T: for<'a> From<&'a str> + From<String>>(
         &self,
