@@ -41,8 +41,12 @@ export async function loadCaptureModule() {
   return mod;
 }
 
-/** A CallBuffer on `pipeline` with its default limits (`extra` overrides) and the Node clock (or `clock`). */
-export function bufferFor(CallBuffer, pipeline, extra = {}, clock = () => performance.now()) {
+/**
+ * A CallBuffer on `pipeline` with its default limits (`extra` overrides) and the clock the HAR's
+ * RumMonitor gives it, `Date.now()` (or `clock`): what an app's capture runs, whole milliseconds
+ * and all.
+ */
+export function bufferFor(CallBuffer, pipeline, extra = {}, clock = () => Date.now()) {
   const limits = { eventMaxBytes: 512 * 1024, turnBudgetMs: 4, capacity: 5000, ...extra };
   return new CallBuffer((calls, slice, spentMs, skipped) => pipeline.ingest(calls, slice, spentMs, skipped), limits, clock);
 }

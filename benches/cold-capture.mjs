@@ -46,11 +46,11 @@ async function child(variant, n) {
   let sdk;
   if (variant === 'snapshot') {
     const kept = [];
-    sdk = { addAction: (type, name, attributes) => kept.push([type, name, { ...attributes }, performance.now()]) };
+    sdk = { addAction: (type, name, attributes) => kept.push([type, name, { ...attributes }, Date.now()]) };
   } else {
     const CallBuffer = await loadCallBuffer();
     const limits = { eventMaxBytes: 512 * 1024, turnBudgetMs: 4, capacity: 5000 };
-    sdk = new CallBuffer(() => false, limits, () => performance.now());
+    sdk = new CallBuffer(() => false, limits, () => Date.now()); // the HAR's clock (RumMonitor)
     sdk.startView('main', 'MessageListPage', { 'view.kind': 'list' });
   }
   const attrs = buildAttributes();

@@ -147,7 +147,7 @@ function snapshotTarget() {
   const kept = [];
   const sdk = {
     addAction(type, name, attributes) {
-      kept.push([type, name, { ...attributes }, performance.now()]);
+      kept.push([type, name, { ...attributes }, Date.now()]);
     },
   };
   return { ...inertTarget('floor', sdk), kept };

@@ -398,6 +398,18 @@ test('on a whole-millisecond clock, lone calls read as 0 ms do not make a later 
   assert.ok(burstTurn.ms <= BUDGET_MS, `the burst's turn handed over ${burstTurn.n} calls, ${burstTurn.ms.toFixed(1)} ms on its turn`);
 });
 
+test('a slice whose crossing fills the budget whatever it carries still hands over 64 calls: no ratchet down to one a slice on a whole-millisecond clock', async () => {
+  // With an event mapper set, a slice's crossing also runs the pipeline's own slice of the calls
+  // queued before, which fills the budget: 4.2 ms, whatever the slice carries. Read per call, and
+  // read as 5 ticks now and then, it shrank each next slice, down to one call (14,294 slices).
+  const { calls, runs } = virtualBuffer((n, slice) => (slice ? BUDGET_MS + 0.2 : n * 0.01), { wholeMs: true });
+  for (let i = 0; i < 20_000; i++) calls.addAction('custom', `c-${i}`, null);
+  await handedOver(calls);
+  const slices = runs.filter((r) => r.slice);
+  assert.ok(slices.slice(0, -1).every((s) => s.n >= 64), `slices of ${Math.min(...slices.map((s) => s.n))} calls`);
+  assert.ok(slices.length <= Math.ceil(20_000 / 64), `${slices.length} slices`);
+});
+
 test('the buffer is bounded: at its capacity a slice crosses on the caller\'s turn', (t) => {
   const { p, calls } = captured(t, {}, { capacity: 500 });
   calls.startView('v', 'V');
