@@ -61,7 +61,7 @@ async function child(variant, n) {
     const kept = [];
     for (let i = 0; i < n; i++) {
       if (calls) calls.addAction('tap', 'buy', attrs);
-      else kept.push(['tap', 'buy', { ...attrs }, performance.now()]);
+      else kept.push(['tap', 'buy', { ...attrs }, Date.now()]);
       await new Promise((r) => setTimeout(r, 0));
     }
   } else if (variant === 'buffered') {
