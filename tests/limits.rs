@@ -70,6 +70,11 @@ fn readme_rows() -> Vec<(&'static str, String, &'static str)> {
         ("turn budget", human_ms(TURN_BUDGET_MS.into()), "`turnBudgetMs`"),
         ("queue capacity", format!("{} events", grouped(QUEUE_CAPACITY as u64)), "`queueCapacity`"),
         ("slices in parse", format!("{MAX_RUNS_IN_PARSE} per JS thread"), "—"),
+        (
+            "kept handover buffer",
+            format!("{} of capacity per JS thread", human_bytes(MAX_SPARE_TEXT_BYTES as u64)),
+            "—",
+        ),
         ("batch size", human_bytes(BATCH_MAX_BYTES), "`batchMaxBytes`"),
         ("batch window", human_ms(BATCH_WINDOW_MS), "`batchWindowMs`"),
         ("disk quota", human_bytes(DISK_QUOTA_BYTES), "`diskQuotaBytes`"),
