@@ -185,6 +185,8 @@ async function runCpu(scenario, spec) {
       // The main thread in the loop (the capture) and after it (the handovers and their slices):
       // CPU and minor page faults, the idle control not taken off (it is small against a burst).
       loop_main_thread_cpu_ms: loop.threadMs, main_thread_minor_faults: used.threadFaults, loop_main_thread_minor_faults: loop.threadFaults,
+      // The native variant's capture buffer: its crossings and their time on the main thread.
+      ...(target.variant === 'native' ? { capture_handovers: target.sdk.stats().handovers, capture_handover_ms: target.sdk.stats().handoverMs } : {}),
       idle_control_cpu_ms: idleProcessMs, idle_control_main_thread_cpu_ms: idleThreadMs, idle_control_wall_ms: performance.now() - i0, flush, ...w.details,
     },
   });

@@ -338,7 +338,7 @@ test('pipeline.captureLingerMs: a stream\'s calls wait for it (by default none d
 test('captureStats() reports the capture buffer: calls buffered, crossings, the longest handover', async (t) => {
   const m = monitor(t);
   const idle = m.captureStats();
-  assert.deepEqual(idle, { buffered: 0, handovers: 0, handoverErrors: 0, longestHandoverMs: 0 });
+  assert.deepEqual(idle, { buffered: 0, handovers: 0, handoverErrors: 0, longestHandoverMs: 0, handoverMs: 0 });
   m.startView('home', 'Home');
   for (let i = 0; i < 20; i++) m.addAction('tap', `t-${i}`);
   assert.equal(m.captureStats().buffered, 21, 'the calls wait in the buffer until their turn ends');
@@ -349,6 +349,7 @@ test('captureStats() reports the capture buffer: calls buffered, crossings, the 
   assert.ok(after.handovers >= 1, `handed over in ${after.handovers} crossings`);
   assert.equal(after.handoverErrors, 0);
   assert.ok(after.longestHandoverMs >= 0 && Number.isFinite(after.longestHandoverMs), `longestHandoverMs ${after.longestHandoverMs}`);
+  assert.ok(after.handoverMs >= after.longestHandoverMs, `handoverMs ${after.handoverMs}`);
 });
 
 test('stats() reports the counters in camelCase', (t) => {

@@ -362,6 +362,9 @@ test('slices keep to the budget: the first sized by a pessimistic guess, each af
   const longestMs = Math.max(...runs.map((r) => r.ms));
   assert.ok(Math.abs(calls.stats().longestHandoverMs - longestMs) < 1e-6,
     `longestHandoverMs ${calls.stats().longestHandoverMs}, the longest handover took ${longestMs} ms`);
+  // And all of them together: what the handovers cost the JS thread beside the loops.
+  const allMs = runs.reduce((sum, r) => sum + r.ms, 0);
+  assert.ok(Math.abs(calls.stats().handoverMs - allMs) < 1e-6, `handoverMs ${calls.stats().handoverMs}, the handovers took ${allMs} ms`);
 });
 
 test('on a clock of whole milliseconds (the HAR\'s Date.now) a handover read as 0 ms teaches nothing: no slice runs past the budget by more than a tick', async () => {
