@@ -51,7 +51,9 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     /// calls when it may (no event mapper, nothing queued here); the slice processes the calls
     /// queued before it. Without a parse thread, or after stop, the text is parsed here and its parse
     /// error returned (nothing recorded); one refused on the parse thread is counted
-    /// (`handovers_refused`) and logged when it is taken in.
+    /// (`handovers_refused`) and logged when it is taken in. The text is as the engine wrote it in
+    /// UTF-8, made valid where it is parsed ([`handover::parse_engine_utf8`]); its buffer is kept
+    /// for the next handover ([`Self::text_buffer`]).
     pub fn hand_over_slice(
         &mut self,
         text: impl Into<Vec<u8>>,
