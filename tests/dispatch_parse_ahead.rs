@@ -17,11 +17,11 @@ use rum_native::core::seam::{MapOutcome, Timer};
 
 /// A capture buffer's handover text of `n` custom actions named `{prefix}{i}`, made `age_ms`
 /// before the handover.
-fn actions_text(prefix: &str, n: usize, age_ms: f64) -> String {
+fn actions_text(prefix: &str, n: usize, age_ms: f64) -> Vec<u8> {
     let now = 10_000.0;
     let calls: Vec<String> =
         (0..n).map(|i| format!(r#"[0,{},"custom","{prefix}{i}",{{"i":{i}}}]"#, now - age_ms)).collect();
-    format!("[{now},{}]", calls.join(","))
+    format!("[{now},{}]", calls.join(",")).into_bytes()
 }
 
 /// Fires slice timers as the JS thread would (time passing between them) until nothing waits.
@@ -74,7 +74,7 @@ fn a_slices_calls_are_parsed_off_the_thread_and_processed_by_later_slices() {
 fn a_parsed_texts_buffer_is_kept_for_the_next_handover() {
     let mut h = with_view();
     assert_eq!(h.d.text_buffer().capacity(), 0, "none before a first text");
-    let text = actions_text("a", 2_000, 0.0).into_bytes();
+    let text = actions_text("a", 2_000, 0.0);
     let (at, capacity) = (text.as_ptr(), text.capacity());
     h.d.hand_over_slice(text, 512 * 1024, 0).expect("a capture buffer's text");
     h.d.flush(); // takes the run in: its text is parsed
@@ -92,7 +92,7 @@ fn a_parsed_texts_buffer_is_kept_for_the_next_handover() {
 #[test]
 fn a_text_buffer_larger_than_its_bound_is_freed() {
     let mut h = with_view();
-    let mut huge = actions_text("h", 3, 0.0).into_bytes();
+    let mut huge = actions_text("h", 3, 0.0);
     huge.reserve_exact(MAX_SPARE_TEXT_BYTES + 1 - huge.len());
     h.d.hand_over_slice(huge, 512 * 1024, 0).expect("a capture buffer's text");
     h.d.flush();
@@ -135,7 +135,7 @@ fn a_dispatcher_dropped_with_a_run_in_parse_delivers_it() {
 #[test]
 fn a_text_refused_on_the_parse_thread_records_nothing_and_the_next_slice_goes_on() {
     let mut h = with_view();
-    let bad = r#"[10000,[0,10000,"custom","ok",null],[9,10000]]"#.to_owned();
+    let bad = r#"[10000,[0,10000,"custom","ok",null],[9,10000]]"#.as_bytes().to_vec();
     h.d.hand_over_slice(bad, 512 * 1024, 0).expect("refused later, on the parse thread");
     h.d.hand_over_slice(actions_text("a", 3, 0.0), 512 * 1024, 0).expect("a capture buffer's text");
     h.d.flush();
@@ -147,7 +147,7 @@ fn a_text_refused_on_the_parse_thread_records_nothing_and_the_next_slice_goes_on
 fn after_stop_a_slice_is_parsed_on_the_callers_thread() {
     let mut h = with_view();
     h.d.stop();
-    let bad = r#"[10000,[9,10000]]"#.to_owned();
+    let bad = r#"[10000,[9,10000]]"#.as_bytes().to_vec();
     assert!(h.d.hand_over_slice(bad, 512 * 1024, 0).is_err(), "refused at the call");
     h.d.hand_over_slice(actions_text("a", 3, 0.0), 512 * 1024, 0).expect("a capture buffer's text");
     assert_eq!(h.sink.action_names(), names("a", 0..3), "processed on the caller's turn");

@@ -149,6 +149,9 @@ async function runRate(scenario, spec) {
   });
 }
 
+/** The native variant's capture buffer after a burst: its crossings and their time on the main thread. */
+const captureDetails = (c) => ({ capture_handovers: c.handovers, capture_handover_ms: c.handoverMs });
+
 async function runCpu(scenario, spec) {
   const { target, attrs } = setUp(spec);
   await sleep(WARM_UP_MS);
@@ -185,8 +188,7 @@ async function runCpu(scenario, spec) {
       // The main thread in the loop (the capture) and after it (the handovers and their slices):
       // CPU and minor page faults, the idle control not taken off (it is small against a burst).
       loop_main_thread_cpu_ms: loop.threadMs, main_thread_minor_faults: used.threadFaults, loop_main_thread_minor_faults: loop.threadFaults,
-      // The native variant's capture buffer: its crossings and their time on the main thread.
-      ...(target.variant === 'native' ? { capture_handovers: target.sdk.stats().handovers, capture_handover_ms: target.sdk.stats().handoverMs } : {}),
+      ...(target.variant === 'native' ? captureDetails(target.sdk.stats()) : {}),
       idle_control_cpu_ms: idleProcessMs, idle_control_main_thread_cpu_ms: idleThreadMs, idle_control_wall_ms: performance.now() - i0, flush, ...w.details,
     },
   });

@@ -54,23 +54,13 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     /// (`handovers_refused`) and logged when it is taken in. The text is as the engine wrote it in
     /// UTF-8, made valid where it is parsed ([`handover::parse_engine_utf8`]); its buffer is kept
     /// for the next handover ([`Self::text_buffer`]).
-    pub fn hand_over_slice(
-        &mut self,
-        text: impl Into<Vec<u8>>,
-        max_bytes: usize,
-        js_spent_ns: u64,
-    ) -> Result<(), HandoverError> {
+    pub fn hand_over_slice(&mut self, text: Vec<u8>, max_bytes: usize, js_spent_ns: u64) -> Result<(), HandoverError> {
         let at = HandoverAt::Slice { js_spent_ns };
-        let text = text.into();
         if self.sequencer.is_stopped() {
-            let calls = self.parse_here(text, max_bytes)?;
-            self.hand_over(calls, at);
-            return Ok(());
+            return self.hand_over_here(text, max_bytes, at);
         }
         if let Err(text) = self.send_ahead(text, max_bytes) {
-            let calls = self.parse_here(text, max_bytes)?;
-            self.hand_over(calls, at);
-            return Ok(());
+            return self.hand_over_here(text, max_bytes, at);
         }
         self.slice_now(js_spent_ns);
         Ok(())
@@ -80,26 +70,16 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
     /// processed here, on its turn, unless the parse thread is still processing runs handed over
     /// before it; then the calls would wait for them anyway (they are queued behind them), so the
     /// text follows them there instead of the JS thread waiting for them.
-    pub fn hand_over_turn(
-        &mut self,
-        text: impl Into<Vec<u8>>,
-        max_bytes: usize,
-        js_spent_ns: u64,
-    ) -> Result<(), HandoverError> {
-        let text = text.into();
+    pub fn hand_over_turn(&mut self, text: Vec<u8>, max_bytes: usize, js_spent_ns: u64) -> Result<(), HandoverError> {
         let behind_runs = self.ahead.in_flight() > 0 && self.processes_ahead();
         if !behind_runs {
-            let calls = self.parse_here(text, max_bytes)?;
-            self.hand_over(calls, HandoverAt::Turn { js_spent_ns });
-            return Ok(());
+            return self.hand_over_here(text, max_bytes, HandoverAt::Turn { js_spent_ns });
         }
         if js_spent_ns > 0 {
             self.charge_turn(js_spent_ns, true);
         }
         if let Err(text) = self.send_ahead(text, max_bytes) {
-            let calls = self.parse_here(text, max_bytes)?;
-            self.hand_over(calls, HandoverAt::Turn { js_spent_ns: 0 });
-            return Ok(());
+            return self.hand_over_here(text, max_bytes, HandoverAt::Turn { js_spent_ns: 0 });
         }
         if !self.slice_scheduled {
             self.schedule_slice(); // to take the run in
@@ -128,11 +108,13 @@ impl<C: Clock, S: Scheduler> Dispatcher<C, S> {
         self.ahead.send(text, max_bytes, HandedAt::now(&*self.clock), process)
     }
 
-    /// A handover's text parsed on the JS thread; its buffer is kept for the next handover.
-    fn parse_here(&self, text: Vec<u8>, max_bytes: usize) -> Result<Vec<Handed>, HandoverError> {
+    /// A handover's text parsed on the JS thread (its buffer kept for the next handover) and its
+    /// calls taken `at`; a text that is not a capture buffer's records nothing.
+    fn hand_over_here(&mut self, text: Vec<u8>, max_bytes: usize, at: HandoverAt) -> Result<(), HandoverError> {
         let calls = handover::parse_engine_utf8(&text, max_bytes);
         self.ahead.recycle(text);
-        calls
+        self.hand_over(calls?, at);
+        Ok(())
     }
 
     /// The buffer to read the next handover's text into (`ParseAhead::text_buffer`): with the
