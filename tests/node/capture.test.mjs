@@ -309,6 +309,22 @@ function virtualBuffer(costMs, { wholeMs = false } = {}) {
   return { calls, runs, clock };
 }
 
+test('stamps and the handover\'s moment are ms from the buffer\'s start: small integers, not 13-digit clock readings', async (t) => {
+  const { p } = openPipeline(t);
+  const clock = { now: 1_765_000_000_000 }; // a Date.now() reading
+  const texts = [];
+  const sink = (text, ...rest) => (texts.push(text), p.ingest(text, ...rest));
+  const calls = new CallBuffer(sink, { eventMaxBytes: 4096, turnBudgetMs: 4, capacity: 100 }, () => clock.now);
+  clock.now += 5;
+  calls.startView('v', 'V');
+  clock.now += 2;
+  calls.handOverAll();
+  assert.deepEqual(JSON.parse(texts[0]), [7, [1, 5, 'v', 'V', null]]);
+  p.flush();
+  const [view] = ofType(docsOf(p), 'view');
+  assert.ok(Math.abs(view.date - Date.now()) < 60_000, 'the documents\' times are still the wall clock\'s');
+});
+
 /** Turns go by until the buffer has handed everything over. */
 async function handedOver(calls) {
   for (let i = 0; i < 10_000 && calls.stats().buffered > 0; i++) await nextTurn();
