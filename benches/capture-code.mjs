@@ -46,7 +46,7 @@ export async function loadCaptureModule() {
  * RumMonitor gives it, `Date.now()` (or `clock`): what an app's capture runs, whole milliseconds
  * and all.
  */
-export function bufferFor(CallBuffer, pipeline, extra = {}, clock = () => Date.now()) {
+export function bufferFor(CallBuffer, pipeline, extra = {}, clock = Date.now) {
   const limits = { eventMaxBytes: 512 * 1024, turnBudgetMs: 4, capacity: 5000, ...extra };
   return new CallBuffer((calls, slice, spentMs, skipped) => pipeline.ingest(calls, slice, spentMs, skipped), limits, clock);
 }

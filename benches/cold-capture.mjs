@@ -50,7 +50,7 @@ async function child(variant, n) {
   } else {
     const CallBuffer = await loadCallBuffer();
     const limits = { eventMaxBytes: 512 * 1024, turnBudgetMs: 4, capacity: 5000 };
-    sdk = new CallBuffer(() => false, limits, () => Date.now()); // the HAR's clock (RumMonitor)
+    sdk = new CallBuffer(() => false, limits, Date.now); // the HAR's clock (RumMonitor)
     sdk.startView('main', 'MessageListPage', { 'view.kind': 'list' });
   }
   const attrs = buildAttributes();

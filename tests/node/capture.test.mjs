@@ -309,6 +309,18 @@ function virtualBuffer(costMs, { wholeMs = false } = {}) {
   return { calls, runs, clock };
 }
 
+test('a copy made inside another (a getter that calls the SDK) leaves the outer one\'s size check whole', (t) => {
+  const { p, calls } = captured(t, {}, { eventMaxBytes: 256 });
+  calls.startView('v', 'V');
+  const attrs = { nested: { s: 'x'.repeat(300) } };
+  Object.defineProperty(attrs, 'g', { enumerable: true, get: () => (calls.addAction('tap', 'inner', { k: 1 }), 1) });
+  assert.throws(() => calls.addAction('tap', 'outer', attrs), { name: 'RangeError', message: /eventMaxBytes \(256 bytes\)/ });
+  calls.handOverAll();
+  assert.ok(p.flush());
+  assert.deepEqual(actionNames(docsOf(p)), ['inner']);
+  assert.equal(calls.stats().handoverErrors, 0);
+});
+
 test('stamps and the handover\'s moment are ms from the buffer\'s start: small integers, not 13-digit clock readings', async (t) => {
   const { p } = openPipeline(t);
   const clock = { now: 1_765_000_000_000 }; // a Date.now() reading
