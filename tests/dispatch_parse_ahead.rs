@@ -20,7 +20,7 @@ use rum_native::core::seam::{MapOutcome, Timer};
 fn actions_text(prefix: &str, n: usize, age_ms: f64) -> Vec<u8> {
     let now = 10_000.0;
     let calls: Vec<String> =
-        (0..n).map(|i| format!(r#"[0,{},"custom","{prefix}{i}",{{"i":{i}}}]"#, now - age_ms)).collect();
+        (0..n).map(|i| format!(r#"[0,{},"custom","{prefix}{i}",["i"],[{i}]]"#, now - age_ms)).collect();
     format!("[{now},{}]", calls.join(",")).into_bytes()
 }
 
@@ -135,7 +135,7 @@ fn a_dispatcher_dropped_with_a_run_in_parse_delivers_it() {
 #[test]
 fn a_text_refused_on_the_parse_thread_records_nothing_and_the_next_slice_goes_on() {
     let mut h = with_view();
-    let bad = r#"[10000,[0,10000,"custom","ok",null],[9,10000]]"#.as_bytes().to_vec();
+    let bad = r#"[10000,[0,10000,"custom","ok",null,null],[9,10000]]"#.as_bytes().to_vec();
     h.d.hand_over_slice(bad, 512 * 1024, 0).expect("refused later, on the parse thread");
     h.d.hand_over_slice(actions_text("a", 3, 0.0), 512 * 1024, 0).expect("a capture buffer's text");
     h.d.flush();

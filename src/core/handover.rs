@@ -13,14 +13,20 @@
 //!
 //! | code | call | arguments after the stamp |
 //! |---|---|---|
-//! | 0 | `addAction` | type, name, attributes |
-//! | 1 | `startView` | key, name, attributes |
-//! | 2 | `stopView` | key, attributes |
-//! | 3 | `startResource` | key, method, url, attributes |
-//! | 4 | `stopResource` | key, statusCode, kind, sizeBytes, attributes, timing, trace |
+//! | 0 | `addAction` | type, name, keys, values |
+//! | 1 | `startView` | key, name, keys, values |
+//! | 2 | `stopView` | key, keys, values |
+//! | 3 | `startResource` | key, method, url, keys, values |
+//! | 4 | `stopResource` | key, statusCode, kind, sizeBytes, keys, values, timing, trace |
 //! | 5 | `addTiming` | name |
 //!
-//! Attributes are an object or `null`; `sizeBytes` a number or `null`; `timing` is `null` or the
+//! A call's attributes are two fields, `keys` and `values`: `null, null` for none; an array of the
+//! keys (strings) and one of their values (JSON values) in the same order; or, for keys a call
+//! before it in the same text gave already, a **shape**: the index of that keys array among the
+//! text's keys arrays (0 for the first, in order), and the values. A burst's calls mostly carry the
+//! same keys, which are then written once per text instead of once per call
+//! (docs/benchmarks.md, "The handover's text"); the attributes are rebuilt here as the JSON object
+//! `{"k1":v1,...}` that the event documents take. `sizeBytes` is a number or `null`; `timing` is `null` or the
 //! resource's phases flat, `[start, duration]` in ms for each of redirect, dns, connect, ssl,
 //! firstByte and download in that order (12 elements; a phase that did not happen is two `null`s);
 //! `trace` is `null` or `[traceId, spanId]`, the hex of the request's `traceparent`. The JS side has already
@@ -91,20 +97,111 @@ impl<'de> Visitor<'de> for Calls {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let now: f64 = seq.next_element()?.ok_or_else(|| de::Error::custom("the array has no `now`"))?;
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(call) = seq.next_element_seed(CallSeed { now, max_bytes: self.max_bytes, index: out.len() })? {
+        let mut shapes = Shapes::default();
+        while let Some(call) =
+            seq.next_element_seed(CallSeed { now, max_bytes: self.max_bytes, index: out.len(), shapes: &mut shapes })?
+        {
             out.push(call);
         }
         Ok(out)
     }
 }
 
-struct CallSeed {
+/// The keys arrays a text has given so far, each key as its JSON text (quoted, escaped), and the
+/// values of the call being read (one buffer for every call of the text).
+#[derive(Default)]
+struct Shapes<'de> {
+    keys: Vec<Vec<&'de str>>,
+    values: Vec<&'de RawValue>,
+}
+
+impl<'de> Shapes<'de> {
+    /// A call's attributes from its `keys` field and its `values` (in `self.values` when
+    /// `values` says it was an array; `null` otherwise): see the module doc.
+    fn attrs(&mut self, keys: Field<'de>, values: bool, max: usize) -> Result<Attrs, String> {
+        let shape = match keys {
+            Field::Null if !values => return Ok(Attrs::default()),
+            Field::Raw(raw) if raw.get().starts_with('[') => {
+                let keys: Vec<&'de RawValue> =
+                    serde_json::from_str(raw.get()).map_err(|_| "keys must be an array of strings".to_owned())?;
+                let keys: Vec<&'de str> = keys.into_iter().map(RawValue::get).collect();
+                if !keys.iter().all(|k| k.starts_with('"')) {
+                    return Err("keys must be an array of strings".to_owned());
+                }
+                self.keys.push(keys);
+                self.keys.len() - 1
+            }
+            Field::Number(n) if integer_within(n, (self.keys.len() as f64) - 1.0) => n as usize,
+            Field::Number(n) => return Err(format!("shape {n} is not one of the {} before it", self.keys.len())),
+            _ => return Err("keys must be null, an array of strings or a shape's index".to_owned()),
+        };
+        if !values {
+            return Err("values must be an array".to_owned());
+        }
+        let (keys, values) = (&self.keys[shape], &self.values);
+        if values.len() != keys.len() {
+            return Err(format!("gives {} values for {} keys", values.len(), keys.len()));
+        }
+        if keys.is_empty() {
+            return Ok(Attrs::default());
+        }
+        // `{` and `}`, a colon a member and a comma between two.
+        let len = keys.iter().zip(values).map(|(k, v)| k.len() + v.get().len() + 2).sum::<usize>() + 1;
+        if len > max {
+            return Err(format!("make the event larger than eventMaxBytes ({max} bytes)"));
+        }
+        let mut json = String::with_capacity(len);
+        for (i, (k, v)) in keys.iter().zip(values).enumerate() {
+            json.push(if i == 0 { '{' } else { ',' });
+            json.push_str(k);
+            json.push(':');
+            json.push_str(v.get());
+        }
+        json.push('}');
+        Ok(Attrs::from_json_object(json))
+    }
+}
+
+/// Reads a call's `values` field into a buffer as the raw text of each element: true for an
+/// array, false for `null`.
+struct ValuesSeed<'s, 'de>(&'s mut Vec<&'de RawValue>);
+
+impl<'de> de::DeserializeSeed<'de> for ValuesSeed<'_, 'de> {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ValuesSeed<'_, 'de> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the attributes' values, an array or null")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+        self.0.clear();
+        while let Some(v) = seq.next_element::<&'de RawValue>()? {
+            self.0.push(v);
+        }
+        Ok(true)
+    }
+}
+
+struct CallSeed<'s, 'de> {
     now: f64,
     max_bytes: usize,
     index: usize,
+    shapes: &'s mut Shapes<'de>,
 }
 
-impl<'de> de::DeserializeSeed<'de> for CallSeed {
+impl<'de> de::DeserializeSeed<'de> for CallSeed<'_, 'de> {
     type Value = Handed;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Handed, D::Error> {
@@ -112,7 +209,7 @@ impl<'de> de::DeserializeSeed<'de> for CallSeed {
     }
 }
 
-impl<'de> Visitor<'de> for CallSeed {
+impl<'de> Visitor<'de> for CallSeed<'_, 'de> {
     type Value = Handed;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -121,41 +218,47 @@ impl<'de> Visitor<'de> for CallSeed {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Handed, A::Error> {
         let at = |what: &str| de::Error::custom(format!("call {}: {what}", self.index));
-        let mut next = |what: &str| -> Result<Field, A::Error> {
+        let next = |seq: &mut A, what: &str| -> Result<Field<'de>, A::Error> {
             seq.next_element::<Field>()?.ok_or_else(|| at(&format!("has no {what}")))
         };
-        let code = next("code")?.number().ok_or_else(|| at("code must be a number"))?;
-        let stamp = next("stamp")?.number().filter(|s| s.is_finite()).ok_or_else(|| at("stamp must be a number"))?;
+        let code = next(&mut seq, "code")?.number().ok_or_else(|| at("code must be a number"))?;
+        let stamp =
+            next(&mut seq, "stamp")?.number().filter(|s| s.is_finite()).ok_or_else(|| at("stamp must be a number"))?;
         let max = self.max_bytes;
         let text = |f: Field, what: &str| f.text(max).map_err(|why| at(&format!("{what} {why}")));
-        let attrs = |f: Field| f.attrs(max).map_err(|why| at(&format!("attributes {why}")));
+        let shapes = self.shapes;
+        let mut attrs = |seq: &mut A| -> Result<Attrs, A::Error> {
+            let keys = next(seq, "keys")?;
+            let values = seq.next_element_seed(ValuesSeed(&mut shapes.values))?.ok_or_else(|| at("has no values"))?;
+            shapes.attrs(keys, values, max).map_err(|why| at(&format!("attributes: {why}")))
+        };
         let (kind, attrs) = match code as u8 {
             0 if code == 0.0 => {
-                let t = text(next("type")?, "type")?;
+                let t = text(next(&mut seq, "type")?, "type")?;
                 let action_type = ActionType::parse(&t).ok_or_else(|| at(&format!("unknown action type {t:?}")))?;
-                let name = text(next("name")?, "name")?;
-                (EventKind::Action { action_type, name: name.into() }, attrs(next("attributes")?)?)
+                let name = text(next(&mut seq, "name")?, "name")?;
+                (EventKind::Action { action_type, name: name.into() }, attrs(&mut seq)?)
             }
             1 if code == 1.0 => {
-                let key = text(next("key")?, "key")?;
-                let name = text(next("name")?, "name")?;
-                (EventKind::StartView { key, name }, attrs(next("attributes")?)?)
+                let key = text(next(&mut seq, "key")?, "key")?;
+                let name = text(next(&mut seq, "name")?, "name")?;
+                (EventKind::StartView { key, name }, attrs(&mut seq)?)
             }
-            2 if code == 2.0 => (EventKind::StopView { key: text(next("key")?, "key")? }, attrs(next("attributes")?)?),
+            2 if code == 2.0 => (EventKind::StopView { key: text(next(&mut seq, "key")?, "key")? }, attrs(&mut seq)?),
             3 if code == 3.0 => {
-                let key = text(next("key")?, "key")?;
-                let m = text(next("method")?, "method")?;
+                let key = text(next(&mut seq, "key")?, "key")?;
+                let m = text(next(&mut seq, "method")?, "method")?;
                 let method = HttpMethod::parse_any_case(&m).ok_or_else(|| at(&format!("unknown method {m:?}")))?;
-                let url = text(next("url")?, "url")?;
-                (EventKind::StartResource { key, method, url }, attrs(next("attributes")?)?)
+                let url = text(next(&mut seq, "url")?, "url")?;
+                (EventKind::StartResource { key, method, url }, attrs(&mut seq)?)
             }
             4 if code == 4.0 => {
-                let key = text(next("key")?, "key")?;
-                let status = next("statusCode")?.number().filter(|s| integer_within(*s, MAX_STATUS_CODE));
+                let key = text(next(&mut seq, "key")?, "key")?;
+                let status = next(&mut seq, "statusCode")?.number().filter(|s| integer_within(*s, MAX_STATUS_CODE));
                 let status_code = status.ok_or_else(|| at("statusCode must be an integer from 0 to 999"))? as u16;
-                let k = text(next("kind")?, "kind")?;
+                let k = text(next(&mut seq, "kind")?, "kind")?;
                 let kind = ResourceKind::parse(&k).ok_or_else(|| at(&format!("unknown resource kind {k:?}")))?;
-                let size = match next("sizeBytes")? {
+                let size = match next(&mut seq, "sizeBytes")? {
                     Field::Null => None,
                     f => Some(
                         f.number()
@@ -164,12 +267,12 @@ impl<'de> Visitor<'de> for CallSeed {
                             as u64,
                     ),
                 };
-                let attrs = attrs(next("attributes")?)?;
-                let timing = match next("timing")? {
+                let attrs = attrs(&mut seq)?;
+                let timing = match next(&mut seq, "timing")? {
                     Field::Null => None,
                     f => Some(f.timing().map_err(|why| at(&format!("timing {why}")))?),
                 };
-                let trace = match next("trace")? {
+                let trace = match next(&mut seq, "trace")? {
                     Field::Null => None,
                     f => Some(f.trace().map_err(|why| at(&format!("trace {why}")))?),
                 };
@@ -177,7 +280,9 @@ impl<'de> Visitor<'de> for CallSeed {
                     .then(|| Box::new(ResourceDetails { timing: timing.unwrap_or_default(), trace }));
                 (EventKind::StopResource { key, status_code, kind, size, details }, attrs)
             }
-            5 if code == 5.0 => (EventKind::AddTiming { name: text(next("name")?, "name")? }, Attrs::default()),
+            5 if code == 5.0 => {
+                (EventKind::AddTiming { name: text(next(&mut seq, "name")?, "name")? }, Attrs::default())
+            }
             _ => return Err(at(&format!("unknown code {code}"))),
         };
         if seq.next_element::<IgnoredAny>()?.is_some() {
@@ -306,22 +411,6 @@ impl Field<'_> {
             _ => Err("must be a string".to_owned()),
         }
     }
-
-    /// `JSON.stringify` writes an object compact and with unique keys: its text is the attributes
-    /// as they are, with no tree built.
-    fn attrs(self, max: usize) -> Result<Attrs, String> {
-        match self {
-            Field::Null => Ok(Attrs::default()),
-            Field::Raw(raw) if raw.get().starts_with('{') => {
-                let text = raw.get();
-                if text.len() > max {
-                    return Err(format!("make the event larger than eventMaxBytes ({max} bytes)"));
-                }
-                Ok(Attrs::from_json_object(text.to_owned()))
-            }
-            _ => Err("must be an object or null".to_owned()),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -331,8 +420,8 @@ mod tests {
 
     #[test]
     fn calls_come_out_in_order_with_their_ages_and_attributes_as_written() {
-        let text = r#"[1000.5,[0,990.5,"tap","buy",{"n":1,"s":"a\"b"}],[1,1000.5,"k","Home",null],
-            [4,1000,"r",200,"xhr",null,null,null,null],[5,999,"ready"]]"#;
+        let text = r#"[1000.5,[0,990.5,"tap","buy",["n","s"],[1,"a\"b"]],[1,1000.5,"k","Home",null,null],
+            [4,1000,"r",200,"xhr",null,null,null,null,null],[5,999,"ready"]]"#;
         let calls = parse(text, 1024).unwrap();
         assert_eq!(calls.len(), 4);
         assert_eq!(calls[0].age_ns, 10_000_000);
@@ -345,8 +434,24 @@ mod tests {
     }
 
     #[test]
+    fn a_shape_gives_the_keys_of_an_earlier_call_and_attributes_come_out_as_objects() {
+        let text = r#"[9,[0,1,"tap","a",["k","n"],["x",{"deep":[1]}]],[2,2,"v",["z"],[true]],
+            [0,3,"tap","b",0,["y",2]],[1,4,"v","V",1,[null]],[2,5,"v",[],[]],[2,6,"v",2,[]]]"#;
+        let calls = parse(text, 1024).unwrap();
+        let json: Vec<_> = calls.iter().map(|c| c.attrs.as_json().to_owned()).collect();
+        assert_eq!(
+            json,
+            [r#"{"k":"x","n":{"deep":[1]}}"#, r#"{"z":true}"#, r#"{"k":"y","n":2}"#, r#"{"z":null}"#, "{}", "{}"]
+        );
+        assert!(calls[4].attrs.is_empty() && calls[5].attrs.is_empty());
+        // The bound is the rebuilt object's: {"k":"0123456"} is 15 bytes.
+        assert!(parse(r#"[1,[0,1,"tap","a",["k"],["0123456"]]]"#, 15).is_ok());
+        assert!(parse(r#"[1,[0,1,"tap","a",["k"],["01234567"]]]"#, 15).is_err());
+    }
+
+    #[test]
     fn lone_surrogate_escapes_become_replacement_characters_and_pairs_stay() {
-        let text = r#"[1,[0,1,"tap","a\ud800b\\ud800",{"s":"\udc00","pair":"\ud83d\ude00","end":"\ud83d"}]]"#;
+        let text = r#"[1,[0,1,"tap","a\ud800b\\ud800",["s","pair","end"],["\udc00","\ud83d\ude00","\ud83d"]]]"#;
         let calls = parse(text, 1024).unwrap();
         assert_eq!(calls[0].kind, EventKind::Action { action_type: ActionType::Tap, name: "a\u{fffd}b\\ud800".into() });
         assert_eq!(calls[0].attrs.as_json(), r#"{"s":"\ufffd","pair":"\ud83d\ude00","end":"\ufffd"}"#);
@@ -356,7 +461,7 @@ mod tests {
     #[test]
     fn text_as_an_engine_wrote_it_is_made_valid_before_it_is_parsed() {
         // ArkTS writes a lone surrogate in a string (not escaped) as its own three bytes.
-        let text = b"[1,[0,1,\"tap\",\"a\xED\xA0\x80b\",{\"k\":\"\xFF\"}]]";
+        let text = b"[1,[0,1,\"tap\",\"a\xED\xA0\x80b\",[\"k\"],[\"\xFF\"]]]";
         let calls = parse_engine_utf8(text, 1024).unwrap();
         assert_eq!(calls[0].kind, EventKind::Action { action_type: ActionType::Tap, name: "a\u{fffd}b".into() });
         assert_eq!(calls[0].attrs.as_json(), "{\"k\":\"\u{fffd}\"}");
@@ -365,7 +470,7 @@ mod tests {
 
     #[test]
     fn a_resource_keeps_its_timing_phases_in_ns_and_its_trace_ids() {
-        let text = r#"[1,[4,1,"r",200,"native",10,null,[null,null,0,1.5,1.5,2,null,null,3.5,4,7.5,0.25],
+        let text = r#"[1,[4,1,"r",200,"native",10,null,null,[null,null,0,1.5,1.5,2,null,null,3.5,4,7.5,0.25],
             ["4bf92f3577b34da6a3ce929d0e0e4736","00f067aa0ba902b7"]]]"#;
         let calls = parse(text, 1024).unwrap();
         let EventKind::StopResource { details: Some(d), size: Some(10), .. } = &calls[0].kind else {
@@ -392,39 +497,50 @@ mod tests {
 
     #[test]
     fn a_stamp_after_now_is_age_zero() {
-        let calls = parse(r#"[5,[2,9,"k",null]]"#, 64).unwrap();
+        let calls = parse(r#"[5,[2,9,"k",null,null]]"#, 64).unwrap();
         assert_eq!(calls[0].age_ns, 0);
     }
 
     #[test]
     fn text_that_breaks_a_rule_is_refused_whole() {
         for (text, why) in [
-            (r#"[1,[0,1,"poke","a",null]]"#, "unknown action type"),
-            (r#"[1,[0,1,"tap","a",[1]]]"#, "must be an object or null"),
-            (r#"[1,[0,1,"tap",7,null]]"#, "name must be a string"),
+            (r#"[1,[0,1,"poke","a",null,null]]"#, "unknown action type"),
+            (r#"[1,[0,1,"tap","a",{"k":1},null]]"#, "keys must be null, an array"),
+            (r#"[1,[0,1,"tap","a",[1],[1]]]"#, "keys must be an array of strings"),
+            (r#"[1,[0,1,"tap","a",["k"],[1,2]]]"#, "gives 2 values for 1 keys"),
+            (r#"[1,[0,1,"tap","a",["k"],{"k":1}]]"#, "values, an array or null"),
+            (r#"[1,[0,1,"tap","a",null,[1]]]"#, "keys must be null"),
+            (r#"[1,[0,1,"tap","a",0,[1]]]"#, "shape 0 is not one of the 0 before it"),
+            (r#"[1,[0,1,"tap","a",["k"],[1]],[0,1,"tap","a",1,[1]]]"#, "shape 1 is not one of the 1 before it"),
+            (r#"[1,[0,1,"tap","a",["k"],[1]],[0,1,"tap","a",0.5,[1]]]"#, "shape 0.5"),
+            (r#"[1,[0,1,"tap",7,null,null]]"#, "name must be a string"),
             (r#"[1,[9,1]]"#, "unknown code"),
             (r#"[1,[0.5,1]]"#, "unknown code"),
-            (r#"[1,[2,1,"k",null,5]]"#, "more elements"),
-            (r#"[1,[4,1,"r",1000,"xhr",null,null,null,null]]"#, "statusCode"),
-            (r#"[1,[4,1,"r",200,"xhr",-1,null,null,null]]"#, "sizeBytes"),
-            (r#"[1,[4,1,"r",200,"xhr",null,null,[1,2],null]]"#, "2 elements, not 12"),
-            (r#"[1,[4,1,"r",200,"xhr",null,null,[1,null,0,0,0,0,0,0,0,0,0,0],null]]"#, "start without its duration"),
-            (r#"[1,[4,1,"r",200,"xhr",null,null,[null,null,-1,2,0,0,0,0,0,0,0,0],null]]"#, "dns.start must be"),
-            (r#"[1,[4,1,"r",200,"xhr",null,null,{"dns":1},null]]"#, "timing must be an array"),
+            (r#"[1,[2,1,"k",null,null,5]]"#, "more elements"),
+            (r#"[1,[4,1,"r",1000,"xhr",null,null,null,null,null]]"#, "statusCode"),
+            (r#"[1,[4,1,"r",200,"xhr",-1,null,null,null,null]]"#, "sizeBytes"),
+            (r#"[1,[4,1,"r",200,"xhr",null,null,null,[1,2],null]]"#, "2 elements, not 12"),
             (
-                r#"[1,[4,1,"r",200,"xhr",null,null,null,["00000000000000000000000000000000","00f067aa0ba902b7"]]]"#,
+                r#"[1,[4,1,"r",200,"xhr",null,null,null,[1,null,0,0,0,0,0,0,0,0,0,0],null]]"#,
+                "start without its duration",
+            ),
+            (r#"[1,[4,1,"r",200,"xhr",null,null,null,[null,null,-1,2,0,0,0,0,0,0,0,0],null]]"#, "dns.start must be"),
+            (r#"[1,[4,1,"r",200,"xhr",null,null,null,{"dns":1},null]]"#, "timing must be an array"),
+            (
+                r#"[1,[4,1,"r",200,"xhr",null,null,null,null,["00000000000000000000000000000000","00f067aa0ba902b7"]]]"#,
                 "not all zeros",
             ),
             (
-                r#"[1,[4,1,"r",200,"xhr",null,null,null,["4bf92f3577b34da6a3ce929d0e0e4736","xyz"]]]"#,
+                r#"[1,[4,1,"r",200,"xhr",null,null,null,null,["4bf92f3577b34da6a3ce929d0e0e4736","xyz"]]]"#,
                 "spanId must be 16 hex",
             ),
-            (r#"[1,[4,1,"r",200,"xhr",null,null,null,"abc"]]"#, "trace must be null or an array"),
-            (r#"[1,[2,"x","k",null]]"#, "stamp"),
-            (r#"[1,[2,1,"k"]]"#, "has no attributes"),
-            (r#"[1,[0,1,"tap","a",{"k":"0123456789"}]]"#, "eventMaxBytes"),
+            (r#"[1,[4,1,"r",200,"xhr",null,null,null,null,"abc"]]"#, "trace must be null or an array"),
+            (r#"[1,[2,"x","k",null,null]]"#, "stamp"),
+            (r#"[1,[2,1,"k"]]"#, "has no keys"),
+            (r#"[1,[2,1,"k",null]]"#, "has no values"),
+            (r#"[1,[0,1,"tap","a",["k"],["012345678"]]]"#, "eventMaxBytes"),
             (r#"[1,[5,1,"01234567890123456"]]"#, "17 bytes, more than the 16 allowed"),
-            (r#"[1,[2,1,"k",null]] x"#, "trailing"),
+            (r#"[1,[2,1,"k",null,null]] x"#, "trailing"),
             (r#"[]"#, "no `now`"),
         ] {
             let e = parse(text, 16).unwrap_err();

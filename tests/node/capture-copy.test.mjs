@@ -1,0 +1,138 @@
+// The capture buffer's copies of a call's arguments (ets/src/main/ets/capture/CallChecks.ets) in
+// front of the real library: a later change to the host's objects changes nothing, sizes and
+// values are checked at the call, Maps, getters and calls made inside a copy, and the handover's
+// keys and values (docs/how-it-works.md, "Capture in JS"). Runs in both Node runs.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { actionNames, CallBuffer, captured, docsOf, nextTurn } from './lib/capture.mjs';
+import { ofType, openPipeline } from './lib/helpers.mjs';
+
+test('a later change to the attributes, nested values included, changes nothing recorded', async (t) => {
+  const { p, calls } = captured(t);
+  calls.startView('v', 'V');
+  const attrs = { plan: 'pro', nested: { tags: ['a', 'b'], n: 1 }, when: new Date(5) };
+  calls.addAction('tap', 'buy', attrs);
+  attrs.plan = 'free';
+  attrs.nested.tags.push('c');
+  attrs.nested.n = 2;
+  attrs.added = true;
+  await nextTurn();
+  calls.handOverAll(); // a slow first turn leaves them to a slice, which may come after this turn
+  p.flush();
+  const [action] = ofType(docsOf(p), 'action');
+  assert.deepEqual(action.context, { plan: 'pro', nested: { tags: ['a', 'b'], n: 1 }, when: 5 });
+});
+
+test('the size of strings and attributes is checked at the call, as eventMaxBytes bounds it', (t) => {
+  const { calls } = captured(t, {}, { eventMaxBytes: 1024 });
+  assert.throws(() => calls.addAction('tap', 'é'.repeat(600)), { name: 'RangeError', message: 'addAction: name is 1200 bytes, more than the 1024 allowed' });
+  assert.throws(() => calls.addAction('tap', 'a', { big: 'x'.repeat(1100) }), { name: 'RangeError', message: 'addAction: attributes makes the event larger than eventMaxBytes (1024 bytes)' });
+  calls.addAction('tap', 'a', { fits: 'x'.repeat(900) });
+  assert.equal(calls.stats().buffered, 1);
+});
+
+test('attributes given as a Map are copied as a Map; an object with a forEach member stays an object', async (t) => {
+  const { p, calls } = captured(t, {}, { eventMaxBytes: 1024 });
+  calls.startView('v', 'V');
+  calls.addAction('tap', 'map', new Map([['m1', 'v1'], ['m2', { x: [2] }]]));
+  calls.addAction('tap', 'members', { forEach: 'each', size: 3 });
+  assert.throws(() => calls.addAction('tap', 'bad', { forEach: () => 1 }),
+    { name: 'TypeError', message: 'addAction: attributes.forEach cannot be a function: attribute values must be JSON-like' });
+  assert.throws(() => calls.addAction('tap', 'bad', new Map([[1, 'x']])),
+    { name: 'TypeError', message: 'addAction: attributes must be a Map with string keys' });
+  // The size verdict is exact whatever the estimate: a member whose JSON text makes the call's
+  // attributes exactly eventMaxBytes long is taken, one byte more is refused.
+  const fits = { s: 'x'.repeat(1024 - '{"s":""}'.length) };
+  calls.addAction('tap', 'fits', fits);
+  assert.throws(() => calls.addAction('tap', 'over', { s: `${fits.s}x` }), { name: 'RangeError', message: /larger than eventMaxBytes/ });
+  calls.handOverAll();
+  p.flush();
+  const contexts = Object.fromEntries(ofType(docsOf(p), 'action').map((d) => [d.action.target.name, d.context]));
+  assert.deepEqual(contexts.map, { m1: 'v1', m2: { x: [2] } });
+  assert.deepEqual(contexts.members, { forEach: 'each', size: 3 });
+  assert.equal(contexts.fits.s, fits.s);
+  assert.deepEqual(Object.keys(contexts).sort(), ['fits', 'map', 'members']);
+});
+
+test('a run\'s repeated keys cross once (a shape), and every call keeps its own attributes', (t) => {
+  const { p } = openPipeline(t);
+  const texts = [];
+  const sink = (text, ...rest) => (texts.push(text), p.ingest(text, ...rest));
+  const calls = new CallBuffer(sink, { eventMaxBytes: 4096, turnBudgetMs: 4, capacity: 100 }, Date.now);
+  calls.startView('v', 'V', { screen: 'inbox' });
+  calls.addAction('tap', 'a1', { id: 1, tag: 'x' });
+  calls.addAction('tap', 'a2', { id: 2, tag: 'y', gone: undefined });
+  calls.addAction('tap', 'b', { other: { deep: [1, null] } });
+  calls.addAction('tap', 'none');
+  calls.addAction('tap', 'a3', new Map([['id', 3], ['tag', 'z']]));
+  calls.stopView('v', { screen: 'inbox' });
+  calls.handOverAll();
+  assert.equal(texts.length, 1);
+  const keysOf = (call) => call[[4, 4, 3, 5, 6][call[0]]];
+  assert.deepEqual(JSON.parse(texts[0]).slice(1).map(keysOf),
+    [['screen'], ['id', 'tag'], 1, ['other'], null, ['id', 'tag'], ['screen']],
+    'a call with the keys of the one before carries their index among the run\'s keys arrays');
+  p.flush();
+  const docs = docsOf(p);
+  const contexts = Object.fromEntries(ofType(docs, 'action').map((d) => [d.action.target.name, d.context ?? null]));
+  assert.deepEqual(contexts, {
+    a1: { id: 1, tag: 'x' }, a2: { id: 2, tag: 'y' }, b: { other: { deep: [1, null] } }, none: {}, a3: { id: 3, tag: 'z' },
+  });
+  assert.deepEqual(ofType(docs, 'view').at(-1).context, { screen: 'inbox' });
+});
+
+test('a getter that removes a later member while the attributes are copied: the copy is what reading them by key gives', (t) => {
+  const { p, calls } = captured(t);
+  calls.startView('v', 'V');
+  const attrs = { first: 1, second: 2, third: 3 };
+  Object.defineProperty(attrs, 'first', { enumerable: true, get() { delete this.second; return 'one'; } });
+  calls.addAction('tap', 'getter', attrs);
+  attrs.third = 'later';
+  calls.handOverAll();
+  p.flush();
+  const [action] = ofType(docsOf(p), 'action');
+  assert.deepEqual(action.context, { first: 'one', third: 3 });
+});
+
+test('a copy made inside another (a getter that calls the SDK) leaves the outer one\'s size check whole', (t) => {
+  const { p, calls } = captured(t, {}, { eventMaxBytes: 256 });
+  calls.startView('v', 'V');
+  const attrs = { nested: { s: 'x'.repeat(300) } };
+  Object.defineProperty(attrs, 'g', { enumerable: true, get: () => (calls.addAction('tap', 'inner', { k: 1 }), 1) });
+  assert.throws(() => calls.addAction('tap', 'outer', attrs), { name: 'RangeError', message: /eventMaxBytes \(256 bytes\)/ });
+  calls.handOverAll();
+  assert.ok(p.flush());
+  assert.deepEqual(actionNames(docsOf(p)), ['inner']);
+  assert.equal(calls.stats().handoverErrors, 0);
+});
+
+test('a call made inside another\'s copy (a getter that calls the SDK): each keeps its own attributes', (t) => {
+  const { p, calls } = captured(t);
+  calls.startView('v', 'V');
+  const attrs = { a: 'x', nested: { n: 1 }, z: true };
+  Object.defineProperty(attrs, 'g', { enumerable: true, get: () => (calls.addAction('tap', 'inner', new Map([['k', 1], ['m', 'q']])), 'got') });
+  Object.defineProperty(attrs.nested, 'h', { enumerable: true, get: () => (calls.addAction('tap', 'deeper', { d: [1] }), 'had') });
+  calls.addAction('tap', 'outer', attrs);
+  calls.handOverAll();
+  p.flush();
+  const docs = docsOf(p);
+  const contexts = Object.fromEntries(ofType(docs, 'action').map((d) => [d.action.target.name, d.context]));
+  assert.deepEqual(contexts, {
+    inner: { k: 1, m: 'q' }, deeper: { d: [1] }, outer: { a: 'x', nested: { n: 1, h: 'had' }, z: true, g: 'got' },
+  });
+  assert.deepEqual(actionNames(docs), ['inner', 'deeper', 'outer'], 'each call in the order it was made (its copy done)');
+});
+
+test('a lone surrogate in a string becomes U+FFFD, as the native copy makes it, and loses no call', (t) => {
+  const { p, calls } = captured(t);
+  calls.startView('v', 'V');
+  calls.addAction('tap', 'lone \ud800 name', { s: 'a\udc00b', pair: '\ud83d\ude00' });
+  calls.addAction('tap', 'next');
+  calls.handOverAll();
+  assert.equal(calls.stats().handoverErrors, 0);
+  p.flush();
+  const actions = ofType(docsOf(p), 'action');
+  assert.deepEqual(actions.map((a) => a.action.target.name), ['lone \ufffd name', 'next']);
+  assert.deepEqual(actions[0].context, { s: 'a\ufffdb', pair: '\ud83d\ude00' });
+});
