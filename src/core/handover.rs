@@ -107,38 +107,40 @@ impl<'de> Visitor<'de> for Calls {
     }
 }
 
-/// The keys arrays a text has given so far, each key as its JSON text (quoted, escaped), and the
-/// values of the call being read (one buffer for every call of the text).
+/// The keys arrays a text has given so far, each key as its JSON text (quoted, escaped), all in
+/// one list (`shapes` holds where each array starts and how many keys it has), and the values of
+/// the call being read: three buffers for every call of the text.
 #[derive(Default)]
 struct Shapes<'de> {
-    keys: Vec<Vec<&'de str>>,
+    keys: Vec<&'de str>,
+    shapes: Vec<(usize, usize)>,
     values: Vec<&'de RawValue>,
 }
 
+/// Room the buffers of [`Shapes`] take at their first use: a call's attributes have a few members.
+const FIRST_MEMBERS: usize = 8;
+
+/// What a call's `keys` field gave.
+enum Keys {
+    /// `null`: no attributes.
+    None,
+    /// An array of keys, or the index of one before it: a shape of [`Shapes`].
+    Shape(usize),
+}
+
 impl<'de> Shapes<'de> {
-    /// A call's attributes from its `keys` field and its `values` (in `self.values` when
-    /// `values` says it was an array; `null` otherwise): see the module doc.
-    fn attrs(&mut self, keys: Field<'de>, values: bool, max: usize) -> Result<Attrs, String> {
+    /// A call's attributes from its `keys` and `values` fields (read by [`KeysSeed`] and
+    /// [`ValuesSeed`]; `values` says whether it was an array, now in `self.values`): see the
+    /// module doc.
+    fn attrs(&self, keys: Keys, values: bool, max: usize) -> Result<Attrs, String> {
         let shape = match keys {
-            Field::Null if !values => return Ok(Attrs::default()),
-            Field::Raw(raw) if raw.get().starts_with('[') => {
-                let keys: Vec<&'de RawValue> =
-                    serde_json::from_str(raw.get()).map_err(|_| "keys must be an array of strings".to_owned())?;
-                let keys: Vec<&'de str> = keys.into_iter().map(RawValue::get).collect();
-                if !keys.iter().all(|k| k.starts_with('"')) {
-                    return Err("keys must be an array of strings".to_owned());
-                }
-                self.keys.push(keys);
-                self.keys.len() - 1
-            }
-            Field::Number(n) if integer_within(n, (self.keys.len() as f64) - 1.0) => n as usize,
-            Field::Number(n) => return Err(format!("shape {n} is not one of the {} before it", self.keys.len())),
-            _ => return Err("keys must be null, an array of strings or a shape's index".to_owned()),
+            Keys::None if !values => return Ok(Attrs::default()),
+            Keys::None => return Err("keys must be an array of strings or a shape's index".to_owned()),
+            Keys::Shape(_) if !values => return Err("values must be an array".to_owned()),
+            Keys::Shape(shape) => shape,
         };
-        if !values {
-            return Err("values must be an array".to_owned());
-        }
-        let (keys, values) = (&self.keys[shape], &self.values);
+        let (start, count) = self.shapes[shape];
+        let (keys, values) = (&self.keys[start..start + count], &self.values);
         if values.len() != keys.len() {
             return Err(format!("gives {} values for {} keys", values.len(), keys.len()));
         }
@@ -159,6 +161,65 @@ impl<'de> Shapes<'de> {
         }
         json.push('}');
         Ok(Attrs::from_json_object(json))
+    }
+}
+
+/// Reads a call's `keys` field in one pass: `null`, an array of strings (a new shape, its keys
+/// kept as their JSON text) or the index of a shape before it.
+struct KeysSeed<'s, 'de>(&'s mut Shapes<'de>);
+
+impl<'de> de::DeserializeSeed<'de> for KeysSeed<'_, 'de> {
+    type Value = Keys;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Keys, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeysSeed<'_, 'de> {
+    type Value = Keys;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the attributes' keys: null, an array of strings or a shape's index")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Keys, E> {
+        Ok(Keys::None)
+    }
+
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<Keys, E> {
+        let shapes = self.0.shapes.len();
+        match usize::try_from(n) {
+            Ok(i) if i < shapes => Ok(Keys::Shape(i)),
+            _ => Err(E::custom(format!("shape {n} is not one of the {shapes} before it"))),
+        }
+    }
+
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<Keys, E> {
+        Err(E::custom(format!("shape {n} is not one of the {} before it", self.0.shapes.len())))
+    }
+
+    fn visit_f64<E: de::Error>(self, n: f64) -> Result<Keys, E> {
+        if n.fract() == 0.0 && n >= 0.0 && n < u64::MAX as f64 {
+            return self.visit_u64(n as u64);
+        }
+        Err(E::custom(format!("shape {n} is not one of the {} before it", self.0.shapes.len())))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Keys, A::Error> {
+        if self.0.keys.capacity() == 0 {
+            self.0.keys.reserve(FIRST_MEMBERS);
+        }
+        let start = self.0.keys.len();
+        while let Some(key) = seq.next_element::<&'de RawValue>()? {
+            if !key.get().starts_with('"') {
+                self.0.keys.truncate(start);
+                return Err(de::Error::custom("keys must be an array of strings"));
+            }
+            self.0.keys.push(key.get());
+        }
+        self.0.shapes.push((start, self.0.keys.len() - start));
+        Ok(Keys::Shape(self.0.shapes.len() - 1))
     }
 }
 
@@ -187,6 +248,9 @@ impl<'de> Visitor<'de> for ValuesSeed<'_, 'de> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
         self.0.clear();
+        if self.0.capacity() == 0 {
+            self.0.reserve(FIRST_MEMBERS);
+        }
         while let Some(v) = seq.next_element::<&'de RawValue>()? {
             self.0.push(v);
         }
@@ -228,7 +292,7 @@ impl<'de> Visitor<'de> for CallSeed<'_, 'de> {
         let text = |f: Field, what: &str| f.text(max).map_err(|why| at(&format!("{what} {why}")));
         let shapes = self.shapes;
         let mut attrs = |seq: &mut A| -> Result<Attrs, A::Error> {
-            let keys = next(seq, "keys")?;
+            let keys = seq.next_element_seed(KeysSeed(shapes))?.ok_or_else(|| at("has no keys"))?;
             let values = seq.next_element_seed(ValuesSeed(&mut shapes.values))?.ok_or_else(|| at("has no values"))?;
             shapes.attrs(keys, values, max).map_err(|why| at(&format!("attributes: {why}")))
         };
@@ -505,11 +569,13 @@ mod tests {
     fn text_that_breaks_a_rule_is_refused_whole() {
         for (text, why) in [
             (r#"[1,[0,1,"poke","a",null,null]]"#, "unknown action type"),
-            (r#"[1,[0,1,"tap","a",{"k":1},null]]"#, "keys must be null, an array"),
+            (r#"[1,[0,1,"tap","a",{"k":1},null]]"#, "expected the attributes' keys: null, an array"),
             (r#"[1,[0,1,"tap","a",[1],[1]]]"#, "keys must be an array of strings"),
             (r#"[1,[0,1,"tap","a",["k"],[1,2]]]"#, "gives 2 values for 1 keys"),
             (r#"[1,[0,1,"tap","a",["k"],{"k":1}]]"#, "values, an array or null"),
-            (r#"[1,[0,1,"tap","a",null,[1]]]"#, "keys must be null"),
+            (r#"[1,[0,1,"tap","a",null,[1]]]"#, "keys must be an array of strings or a shape's index"),
+            (r#"[1,[0,1,"tap","a",["k"],null]]"#, "values must be an array"),
+            (r#"[1,[0,1,"tap","a",-1,[1]]]"#, "shape -1 is not"),
             (r#"[1,[0,1,"tap","a",0,[1]]]"#, "shape 0 is not one of the 0 before it"),
             (r#"[1,[0,1,"tap","a",["k"],[1]],[0,1,"tap","a",1,[1]]]"#, "shape 1 is not one of the 1 before it"),
             (r#"[1,[0,1,"tap","a",["k"],[1]],[0,1,"tap","a",0.5,[1]]]"#, "shape 0.5"),
