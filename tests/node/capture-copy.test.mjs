@@ -71,8 +71,8 @@ test('a run\'s repeated keys cross once (a shape), and every call keeps its own 
   assert.equal(texts.length, 1);
   const keysOf = (call) => call[[4, 4, 3, 5, 6][call[0]]];
   assert.deepEqual(JSON.parse(texts[0]).slice(1).map(keysOf),
-    [['screen'], ['id', 'tag'], 1, ['other'], null, ['id', 'tag'], ['screen']],
-    'a call with the keys of the one before carries their index among the run\'s keys arrays');
+    [['screen'], ['id', 'tag'], 1, ['other'], null, 1, 0],
+    'a call with the keys of one of the last keys arrays carries its index among the run\'s keys arrays');
   p.flush();
   const docs = docsOf(p);
   const contexts = Object.fromEntries(ofType(docs, 'action').map((d) => [d.action.target.name, d.context ?? null]));
@@ -80,6 +80,29 @@ test('a run\'s repeated keys cross once (a shape), and every call keeps its own 
     a1: { id: 1, tag: 'x' }, a2: { id: 2, tag: 'y' }, b: { other: { deep: [1, null] } }, none: {}, a3: { id: 3, tag: 'z' },
   });
   assert.deepEqual(ofType(docs, 'view').at(-1).context, { screen: 'inbox' });
+});
+
+test('alternating keys (a resource\'s start and stop) are each written once; a keys array five sets back is written again', (t) => {
+  const { p } = openPipeline(t);
+  const texts = [];
+  const sink = (text, ...rest) => (texts.push(text), p.ingest(text, ...rest));
+  const calls = new CallBuffer(sink, { eventMaxBytes: 4096, turnBudgetMs: 4, capacity: 100 }, Date.now);
+  calls.startView('v', 'V');
+  for (let i = 0; i < 3; i++) {
+    calls.startResource(`r${i}`, 'GET', 'https://x.example/a', { attempt: i });
+    calls.stopResource(`r${i}`, 200, 'xhr', 10, { cache: 'miss', ms: i });
+  }
+  for (const k of ['a', 'b', 'c', 'd', 'e']) calls.addAction('tap', k, { [k]: 1 });
+  calls.addAction('tap', 'a again', { a: 2 });
+  calls.handOverAll();
+  const keysOf = (call) => call[[4, 4, 3, 5, 6][call[0]]];
+  assert.deepEqual(JSON.parse(texts[0]).slice(1).map(keysOf),
+    [null, ['attempt'], ['cache', 'ms'], 0, 1, 0, 1, ['a'], ['b'], ['c'], ['d'], ['e'], ['a']]);
+  p.flush();
+  const docs = docsOf(p);
+  assert.deepEqual(ofType(docs, 'resource').map((d) => [d.context?.attempt, d.context?.cache, d.context?.ms]),
+    [[0, 'miss', 0], [1, 'miss', 1], [2, 'miss', 2]]);
+  assert.deepEqual(ofType(docs, 'action').map((d) => d.context), [{ a: 1 }, { b: 1 }, { c: 1 }, { d: 1 }, { e: 1 }, { a: 2 }]);
 });
 
 test('a getter that removes a later member while the attributes are copied: the copy is what reading them by key gives', (t) => {
