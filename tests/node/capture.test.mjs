@@ -43,6 +43,7 @@ test('a bad argument in the middle of a burst throws at its call and records not
   for (let i = 0; i < 50; i++) calls.addAction('custom', `ok-${i}`, { i });
   const buffered = calls.stats().buffered;
   assert.throws(() => calls.addAction('custom', 'bad', { n: NaN }), { name: 'RangeError', message: 'addAction: attributes.n must be finite, got NaN' });
+  assert.throws(() => calls.addAction('custom', 'bad', { n: -Infinity }), { name: 'RangeError', message: 'addAction: attributes.n must be finite, got -Infinity' });
   assert.throws(() => calls.addAction('poke', 'bad'), { name: 'RangeError', message: /^addAction: type must be one of tap, .*got "poke"$/ });
   assert.throws(() => calls.addAction('tap', 7), { name: 'TypeError', message: 'addAction: name must be a string, got a number' }); // the native call's message
   assert.throws(() => calls.addAction('tap', 'bad', { deep: { f: () => 1 } }), { name: 'TypeError', message: 'addAction: attributes.deep.f cannot be a function: attribute values must be JSON-like' });
