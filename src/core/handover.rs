@@ -168,13 +168,20 @@ impl<'de> Shapes<'de> {
 /// kept as their JSON text) or the index of a shape before it.
 struct KeysSeed<'s, 'de>(&'s mut Shapes<'de>);
 
-impl<'de> de::DeserializeSeed<'de> for KeysSeed<'_, 'de> {
-    type Value = Keys;
+/// A field's seed that is its own visitor, read as whatever the text holds (`deserialize_any`).
+macro_rules! any_value_seed {
+    ($seed:ident, $value:ty) => {
+        impl<'de> de::DeserializeSeed<'de> for $seed<'_, 'de> {
+            type Value = $value;
 
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Keys, D::Error> {
-        d.deserialize_any(self)
-    }
+            fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<$value, D::Error> {
+                d.deserialize_any(self)
+            }
+        }
+    };
 }
+
+any_value_seed!(KeysSeed, Keys);
 
 impl<'de> Visitor<'de> for KeysSeed<'_, 'de> {
     type Value = Keys;
@@ -227,13 +234,7 @@ impl<'de> Visitor<'de> for KeysSeed<'_, 'de> {
 /// array, false for `null`.
 struct ValuesSeed<'s, 'de>(&'s mut Vec<&'de RawValue>);
 
-impl<'de> de::DeserializeSeed<'de> for ValuesSeed<'_, 'de> {
-    type Value = bool;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+any_value_seed!(ValuesSeed, bool);
 
 impl<'de> Visitor<'de> for ValuesSeed<'_, 'de> {
     type Value = bool;
