@@ -29,7 +29,17 @@
 //! `{"k1":v1,...}` that the event documents take. `sizeBytes` is a number or `null`; `timing` is `null` or the
 //! resource's phases flat, `[start, duration]` in ms for each of redirect, dns, connect, ssl,
 //! firstByte and download in that order (12 elements; a phase that did not happen is two `null`s);
-//! `trace` is `null` or `[traceId, spanId]`, the hex of the request's `traceparent`. The JS side has already
+//! `trace` is `null` or `[traceId, spanId]`, the hex of the request's `traceparent`.
+//!
+//! **Pieces.** A long string among a call's values (JSON.stringify writes a string character by
+//! character, so a long one is most of what a run costs it) may travel beside the text instead of
+//! in it: the value is then its length in UTF-16 units, and the shape says which values are so
+//! moved, by a mask after its keys (`["k1","k2",mask]`: bit `i` set for each value `i` moved, at
+//! most the first 31; no mask, none). The strings themselves follow the text in the run's order,
+//! joined by [`PIECE_SEPARATOR`] (`pieces.join(",")`: no two of them can make one surrogate
+//! pair). The binding reads them as a second string after a NUL byte, which a JSON text never
+//! holds raw.
+//! The JS side has already
 //! refused every bad argument at its call, so text that breaks these rules is not a host's mistake
 //! but a caller of `ingest` that is not the facade: it is refused whole, and nothing is recorded.
 
@@ -41,6 +51,7 @@ use serde_json::value::RawValue;
 
 use super::attrs::Attrs;
 use super::event::{ActionType, EventKind, HttpMethod, ResourceDetails, ResourceKind, ResourceTiming, TraceIds};
+use super::json_text::{any_needs_escape, write_str};
 use super::text::from_engine_utf8;
 
 /// One handed-over call: how long before the handover it was made, and what it was.
@@ -67,27 +78,94 @@ const MAX_STATUS_CODE: f64 = 999.0;
 /// Largest size in bytes: the largest integer a JS number holds exactly.
 const MAX_SIZE_BYTES: f64 = 9_007_199_254_740_991.0;
 
-/// Parses a handover text as the engine wrote it in UTF-8 ([`from_engine_utf8`]: a lone
-/// surrogate, or any byte that is not UTF-8, is U+FFFD), as [`parse`] does.
+/// What separates two pieces (see the module doc).
+pub const PIECE_SEPARATOR: char = ',';
+
+/// Parses a handover as the engine wrote it in UTF-8 ([`from_engine_utf8`]: a lone surrogate, or
+/// any byte that is not UTF-8, is U+FFFD): the text, then, after a NUL byte, its pieces if it has
+/// any; as [`parse_with_pieces`] does.
 pub fn parse_engine_utf8(bytes: &[u8], max_bytes: usize) -> Result<Vec<Handed>, HandoverError> {
-    parse(&from_engine_utf8(bytes), max_bytes)
+    let (text, pieces) = match memchr::memchr(0, bytes) {
+        Some(nul) => (&bytes[..nul], &bytes[nul + 1..]),
+        None => (bytes, &[][..]),
+    };
+    parse_with_pieces(&from_engine_utf8(text), &from_engine_utf8(pieces), max_bytes)
 }
 
-/// Parses a handover text. `max_bytes` (`eventMaxBytes`) bounds each string and each call's
-/// attributes, as the call's own checks did.
+/// Parses a handover text that has no pieces. `max_bytes` (`eventMaxBytes`) bounds each string
+/// and each call's attributes, as the call's own checks did.
 pub fn parse(text: &str, max_bytes: usize) -> Result<Vec<Handed>, HandoverError> {
+    parse_with_pieces(text, "", max_bytes)
+}
+
+/// Parses a handover text and its pieces (the module doc): every piece must be taken by a value
+/// of the text, in order.
+pub fn parse_with_pieces(text: &str, pieces: &str, max_bytes: usize) -> Result<Vec<Handed>, HandoverError> {
     let text = without_lone_surrogates(text);
     let mut de = serde_json::Deserializer::from_str(&text);
-    let calls = de.deserialize_seq(Calls { max_bytes }).map_err(|e| HandoverError(e.to_string()))?;
+    let mut pieces = Pieces { text: pieces, at: 0, taken: 0 };
+    let calls =
+        de.deserialize_seq(Calls { max_bytes, pieces: &mut pieces }).map_err(|e| HandoverError(e.to_string()))?;
     de.end().map_err(|e| HandoverError(e.to_string()))?;
+    if pieces.at < pieces.text.len() {
+        return Err(HandoverError(format!(
+            "{} bytes of pieces left after the {} that the calls took",
+            pieces.text.len() - pieces.at,
+            pieces.taken
+        )));
+    }
     Ok(calls)
 }
 
-struct Calls {
-    max_bytes: usize,
+/// A run's pieces, taken in order.
+struct Pieces<'t> {
+    text: &'t str,
+    /// Where the next piece (or its separator) starts, in bytes.
+    at: usize,
+    taken: usize,
 }
 
-impl<'de> Visitor<'de> for Calls {
+impl<'t> Pieces<'t> {
+    /// The next piece, `units` UTF-16 units long (a character past U+FFFF is two, as JS counts).
+    fn take(&mut self, units: usize) -> Result<&'t str, String> {
+        let mut rest = &self.text[self.at..];
+        if self.taken > 0 {
+            rest = rest
+                .strip_prefix(PIECE_SEPARATOR)
+                .ok_or_else(|| format!("piece {} does not follow a separator", self.taken))?;
+        }
+        let start = self.text.len() - rest.len();
+        let end = match rest.as_bytes().get(..units) {
+            // Almost every piece: ASCII, a byte a unit.
+            Some(head) if head.is_ascii() => start + units,
+            _ => {
+                let mut counted = 0;
+                let mut end = rest.len();
+                for (i, c) in rest.char_indices() {
+                    if counted >= units {
+                        end = i;
+                        break;
+                    }
+                    counted += c.len_utf16();
+                }
+                if counted != units {
+                    return Err(format!("piece {} is not {units} units long", self.taken));
+                }
+                start + end
+            }
+        };
+        self.at = end;
+        self.taken += 1;
+        Ok(&self.text[start..end])
+    }
+}
+
+struct Calls<'p, 't> {
+    max_bytes: usize,
+    pieces: &'p mut Pieces<'t>,
+}
+
+impl<'de> Visitor<'de> for Calls<'_, '_> {
     type Value = Vec<Handed>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -98,9 +176,13 @@ impl<'de> Visitor<'de> for Calls {
         let now: f64 = seq.next_element()?.ok_or_else(|| de::Error::custom("the array has no `now`"))?;
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
         let mut shapes = Shapes::default();
-        while let Some(call) =
-            seq.next_element_seed(CallSeed { now, max_bytes: self.max_bytes, index: out.len(), shapes: &mut shapes })?
-        {
+        while let Some(call) = seq.next_element_seed(CallSeed {
+            now,
+            max_bytes: self.max_bytes,
+            index: out.len(),
+            shapes: &mut shapes,
+            pieces: &mut *self.pieces,
+        })? {
             out.push(call);
         }
         Ok(out)
@@ -108,13 +190,22 @@ impl<'de> Visitor<'de> for Calls {
 }
 
 /// The keys arrays a text has given so far, each key as its JSON text (quoted, escaped), all in
-/// one list (`shapes` holds where each array starts and how many keys it has), and the values of
-/// the call being read: three buffers for every call of the text.
+/// one list (`shapes` holds where each array starts, how many keys it has and its mask of moved
+/// values), and the values of the call being read: three buffers for every call of the text.
 #[derive(Default)]
 struct Shapes<'de> {
     keys: Vec<&'de str>,
-    shapes: Vec<(usize, usize)>,
+    shapes: Vec<Shape>,
     values: Vec<&'de RawValue>,
+}
+
+/// One keys array of a text: where its keys start in [`Shapes::keys`], how many, and which of
+/// its values are pieces.
+#[derive(Clone, Copy)]
+struct Shape {
+    start: usize,
+    count: usize,
+    moved: u32,
 }
 
 /// Room the buffers of [`Shapes`] take at their first use: a call's attributes have a few members.
@@ -130,16 +221,16 @@ enum Keys {
 
 impl<'de> Shapes<'de> {
     /// A call's attributes from its `keys` and `values` fields (read by [`KeysSeed`] and
-    /// [`ValuesSeed`]; `values` says whether it was an array, now in `self.values`): see the
-    /// module doc.
-    fn attrs(&self, keys: Keys, values: bool, max: usize) -> Result<Attrs, String> {
+    /// [`ValuesSeed`]; `values` says whether it was an array, now in `self.values`), the values
+    /// the mask names taken from `pieces`: see the module doc.
+    fn attrs(&self, keys: Keys, values: bool, pieces: &mut Pieces<'_>, max: usize) -> Result<Attrs, String> {
         let shape = match keys {
             Keys::None if !values => return Ok(Attrs::default()),
             Keys::None => return Err("keys must be an array of strings or a shape's index".to_owned()),
             Keys::Shape(_) if !values => return Err("values must be an array".to_owned()),
             Keys::Shape(shape) => shape,
         };
-        let (start, count) = self.shapes[shape];
+        let Shape { start, count, moved } = self.shapes[shape];
         let (keys, values) = (&self.keys[start..start + count], &self.values);
         if values.len() != keys.len() {
             return Err(format!("gives {} values for {} keys", values.len(), keys.len()));
@@ -147,21 +238,67 @@ impl<'de> Shapes<'de> {
         if keys.is_empty() {
             return Ok(Attrs::default());
         }
-        // `{` and `}`, a colon a member and a comma between two.
+        // `{` and `}`, a colon a member and a comma between two (a piece's escapes are counted once
+        // it is written).
         let len = keys.iter().zip(values).map(|(k, v)| k.len() + v.get().len() + 2).sum::<usize>() + 1;
         if len > max {
             return Err(format!("make the event larger than eventMaxBytes ({max} bytes)"));
         }
-        let mut json = String::with_capacity(len);
+        // Room for the pieces too, as their units (their bytes, for ASCII) and quotes.
+        let piece_units = values
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i < MAX_MOVED_VALUES && moved & (1 << i) != 0)
+            .map(|(_, v)| v.get().parse::<usize>().unwrap_or(0) + 2)
+            .sum::<usize>();
+        let mut json = String::with_capacity(len + piece_units);
         for (i, (k, v)) in keys.iter().zip(values).enumerate() {
             json.push(if i == 0 { '{' } else { ',' });
             json.push_str(k);
             json.push(':');
-            json.push_str(v.get());
+            if i >= MAX_MOVED_VALUES || moved & (1 << i) == 0 {
+                json.push_str(v.get());
+                continue;
+            }
+            let units = v.get().parse::<usize>().map_err(|_| format!("value {i} is a piece, not its length"))?;
+            push_json_string(&mut json, pieces.take(units)?)?;
         }
         json.push('}');
+        if moved != 0 && json.len() > max {
+            return Err(format!("make the event larger than eventMaxBytes ({max} bytes)"));
+        }
         Ok(Attrs::from_json_object(json))
     }
+}
+
+/// Most values one mask can name: bits 0 to 30, which JS's `1 << i` keeps a positive integer.
+const MAX_MOVED_VALUES: usize = 31;
+
+/// A shape's mask of moved values (the module doc), as its raw text: a positive integer naming
+/// only values of the shape.
+fn moved_mask(raw: &str, values: usize) -> Result<u32, String> {
+    let named = values.min(MAX_MOVED_VALUES);
+    match raw.parse::<u32>() {
+        Ok(mask) if mask != 0 && mask >> named == 0 => Ok(mask),
+        _ => {
+            Err(format!("a mask of moved values must be an integer naming some of the first {named} values, got {raw}"))
+        }
+    }
+}
+
+/// Appends `s` as a JSON string, escaped as JSON.stringify writes the strings of the text.
+fn push_json_string(json: &mut String, s: &str) -> Result<(), String> {
+    if !any_needs_escape(s.as_bytes()) {
+        json.push('"');
+        json.push_str(s);
+        json.push('"');
+        return Ok(());
+    }
+    let mut escaped = Vec::with_capacity(s.len() + 8);
+    write_str(&mut escaped, s);
+    // Escapes are ASCII and the runs between them whole characters of `s`: always UTF-8.
+    json.push_str(std::str::from_utf8(&escaped).map_err(|_| "a piece could not be escaped".to_owned())?);
+    Ok(())
 }
 
 /// Reads a call's `keys` field in one pass: `null`, an array of strings (a new shape, its keys
@@ -218,14 +355,28 @@ impl<'de> Visitor<'de> for KeysSeed<'_, 'de> {
             self.0.keys.reserve(FIRST_MEMBERS);
         }
         let start = self.0.keys.len();
+        let mut moved = 0;
         while let Some(key) = seq.next_element::<&'de RawValue>()? {
-            if !key.get().starts_with('"') {
-                self.0.keys.truncate(start);
-                return Err(de::Error::custom("keys must be an array of strings"));
-            }
-            self.0.keys.push(key.get());
+            let refused = if key.get().starts_with('"') {
+                self.0.keys.push(key.get());
+                continue;
+            } else if !key.get().starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
+                "keys must be an array of strings".to_owned()
+            } else {
+                // The shape's mask: its last element.
+                match (moved_mask(key.get(), self.0.keys.len() - start), seq.next_element::<IgnoredAny>()?) {
+                    (Ok(mask), None) => {
+                        moved = mask;
+                        break;
+                    }
+                    (Ok(_), Some(_)) => "a keys array's mask must be its last element".to_owned(),
+                    (Err(why), _) => why,
+                }
+            };
+            self.0.keys.truncate(start);
+            return Err(de::Error::custom(refused));
         }
-        self.0.shapes.push((start, self.0.keys.len() - start));
+        self.0.shapes.push(Shape { start, count: self.0.keys.len() - start, moved });
         Ok(Keys::Shape(self.0.shapes.len() - 1))
     }
 }
@@ -259,14 +410,15 @@ impl<'de> Visitor<'de> for ValuesSeed<'_, 'de> {
     }
 }
 
-struct CallSeed<'s, 'de> {
+struct CallSeed<'s, 'de, 't> {
     now: f64,
     max_bytes: usize,
     index: usize,
     shapes: &'s mut Shapes<'de>,
+    pieces: &'s mut Pieces<'t>,
 }
 
-impl<'de> de::DeserializeSeed<'de> for CallSeed<'_, 'de> {
+impl<'de> de::DeserializeSeed<'de> for CallSeed<'_, 'de, '_> {
     type Value = Handed;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Handed, D::Error> {
@@ -274,7 +426,7 @@ impl<'de> de::DeserializeSeed<'de> for CallSeed<'_, 'de> {
     }
 }
 
-impl<'de> Visitor<'de> for CallSeed<'_, 'de> {
+impl<'de> Visitor<'de> for CallSeed<'_, 'de, '_> {
     type Value = Handed;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -291,11 +443,11 @@ impl<'de> Visitor<'de> for CallSeed<'_, 'de> {
             next(&mut seq, "stamp")?.number().filter(|s| s.is_finite()).ok_or_else(|| at("stamp must be a number"))?;
         let max = self.max_bytes;
         let text = |f: Field, what: &str| f.text(max).map_err(|why| at(&format!("{what} {why}")));
-        let shapes = self.shapes;
+        let (shapes, pieces) = (self.shapes, self.pieces);
         let mut attrs = |seq: &mut A| -> Result<Attrs, A::Error> {
             let keys = seq.next_element_seed(KeysSeed(shapes))?.ok_or_else(|| at("has no keys"))?;
             let values = seq.next_element_seed(ValuesSeed(&mut shapes.values))?.ok_or_else(|| at("has no values"))?;
-            shapes.attrs(keys, values, max).map_err(|why| at(&format!("attributes: {why}")))
+            shapes.attrs(keys, values, pieces, max).map_err(|why| at(&format!("attributes: {why}")))
         };
         let (kind, attrs) = match code as u8 {
             0 if code == 0.0 => {
@@ -515,6 +667,71 @@ mod tests {
     }
 
     #[test]
+    fn pieces_give_the_values_the_mask_names_in_order_as_the_text_would_have() {
+        let long = "a \"quoted\" \\ line\nwith \u{1}, a tab\t, \u{e9}t\u{e9} and \u{1f600}";
+        let units = long.encode_utf16().count();
+        let inline = format!(
+            r#"[1,[0,1,"tap","a",["p","n","q"],[{},2,"x"]],[2,2,"v",0,["y",3,{}]],[0,3,"tap","b",0,["é",5,"z"]]]"#,
+            serde_json::to_string(long).unwrap(),
+            serde_json::to_string("plain").unwrap()
+        );
+        // The third call's shape is the first's, its mask included.
+        let moved = format!(
+            r#"[1,[0,1,"tap","a",["p","n","q",1],[{units},2,"x"]],[2,2,"v",["p","n","q",4],["y",3,5]],[0,3,"tap","b",0,[1,5,"z"]]]"#
+        );
+        let pieces = format!("{long},plain,é");
+        let expected = parse(&inline, 1024).unwrap();
+        assert_eq!(parse_with_pieces(&moved, &pieces, 1024).unwrap(), expected);
+        assert_eq!(
+            expected[0].attrs.as_json(),
+            format!(r#"{{"p":{},"n":2,"q":"x"}}"#, serde_json::to_string(long).unwrap())
+        );
+        // As the engine hands them over: after a NUL byte.
+        let bytes = [moved.as_bytes(), b"\0", pieces.as_bytes()].concat();
+        assert_eq!(parse_engine_utf8(&bytes, 1024).unwrap(), expected);
+        // A piece of only a separator's character, and an empty one.
+        let calls = parse_with_pieces(r#"[1,[2,1,"v",["a","b",3],[1,0]]]"#, ",,", 64).unwrap();
+        assert_eq!(calls[0].attrs.as_json(), r#"{"a":",","b":""}"#);
+        // The bound counts a piece as written: {"k":"0123456"} is 15 bytes.
+        assert!(parse_with_pieces(r#"[1,[2,1,"v",["k",1],[7]]]"#, "0123456", 15).is_ok());
+        assert!(parse_with_pieces(r#"[1,[2,1,"v",["k",1],[8]]]"#, "01234567", 15).is_err());
+    }
+
+    #[test]
+    fn lone_surrogates_at_the_ends_of_two_pieces_stay_two_replacement_characters() {
+        // "a\uD83D" and "\uDE00b" as Node writes them: each lone surrogate already U+FFFD.
+        let calls = parse_with_pieces(r#"[1,[2,1,"v",["x","y",3],[2,2]]]"#, "a\u{fffd},\u{fffd}b", 64).unwrap();
+        let decoded: serde_json::Value = serde_json::from_str(calls[0].attrs.as_json()).unwrap();
+        assert_eq!(decoded, serde_json::json!({"x": "a\u{fffd}", "y": "\u{fffd}b"}));
+        // As ArkTS writes them: the surrogates' own three bytes each.
+        let bytes = b"[1,[2,1,\"v\",[\"x\",\"y\",3],[2,2]]]\0a\xED\xA0\xBD,\xED\xB8\x80b";
+        assert_eq!(parse_engine_utf8(bytes, 64).unwrap(), calls);
+    }
+
+    #[test]
+    fn pieces_that_do_not_match_their_values_are_refused_whole() {
+        for (text, pieces, why) in [
+            (r#"[1,[2,1,"v",["k",1],[5]]]"#, "abc", "piece 0 is not 5 units long"),
+            (r#"[1,[2,1,"v",["k",1],[3]]]"#, "\u{1f600}", "piece 0 is not 3 units long"),
+            (r#"[1,[2,1,"v",["k",1],[1]]]"#, "\u{1f600}", "piece 0 is not 1 units long"),
+            (r#"[1,[2,1,"v",["k","l",3],[1,1]]]"#, "ab", "piece 1 does not follow a separator"),
+            (r#"[1,[2,1,"v",["k",1],[1]]]"#, "a,b", "2 bytes of pieces left after the 1"),
+            (r#"[1,[2,1,"v",["k"],["a"]]]"#, "b", "1 bytes of pieces left after the 0"),
+            (r#"[1,[2,1,"v",["k",1],["a"]]]"#, "a", "value 0 is a piece, not its length"),
+            (r#"[1,[2,1,"v",["k",2],[1]]]"#, "a", "naming some of the first 1 values, got 2"),
+            (r#"[1,[2,1,"v",["k",0],[1]]]"#, "a", "got 0"),
+            (r#"[1,[2,1,"v",["k",-1],[1]]]"#, "a", "got -1"),
+            (r#"[1,[2,1,"v",["k",1.5],[1]]]"#, "a", "got 1.5"),
+            (r#"[1,[2,1,"v",[1,"k"],[1]]]"#, "a", "naming some of the first 0 values, got 1"),
+            (r#"[1,[2,1,"v",["k",1,2],[1]]]"#, "a", "mask must be its last element"),
+            (r#"[1,[2,1,"v",["k",1],[1,1]]]"#, "a", "gives 2 values for 1 keys"),
+        ] {
+            let e = parse_with_pieces(text, pieces, 64).unwrap_err();
+            assert!(e.0.contains(why), "{text} {pieces:?}: {e}");
+        }
+    }
+
+    #[test]
     fn lone_surrogate_escapes_become_replacement_characters_and_pairs_stay() {
         let text = r#"[1,[0,1,"tap","a\ud800b\\ud800",["s","pair","end"],["\udc00","\ud83d\ude00","\ud83d"]]]"#;
         let calls = parse(text, 1024).unwrap();
@@ -571,8 +788,8 @@ mod tests {
         for (text, why) in [
             (r#"[1,[0,1,"poke","a",null,null]]"#, "unknown action type"),
             (r#"[1,[0,1,"tap","a",{"k":1},null]]"#, "expected the attributes' keys: null, an array"),
-            (r#"[1,[0,1,"tap","a",[1],[1]]]"#, "keys must be an array of strings"),
-            (r#"[1,[0,1,"tap","a",["k"],[1,2]]]"#, "gives 2 values for 1 keys"),
+            (r#"[1,[0,1,"tap","a",[true],[1]]]"#, "keys must be an array of strings"),
+            (r#"[1,[0,1,"tap","a",["k"],[1,2,3]]]"#, "gives 3 values for 1 keys"),
             (r#"[1,[0,1,"tap","a",["k"],{"k":1}]]"#, "values, an array or null"),
             (r#"[1,[0,1,"tap","a",null,[1]]]"#, "keys must be an array of strings or a shape's index"),
             (r#"[1,[0,1,"tap","a",["k"],null]]"#, "values must be an array"),

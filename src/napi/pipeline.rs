@@ -477,6 +477,7 @@ impl BindingPipeline {
         slice: Value<'e>,
         spent_ms: Value<'e>,
         skipped: Value<'e>,
+        pieces: Value<'e>,
     ) -> Result<bool> {
         let started = self.clock.mono_ns();
         let r = self.args(js, "ingest");
@@ -489,6 +490,15 @@ impl BindingPipeline {
             }
             let skipped = r.integer(skipped, "skipped", 0.0, MAX_SKIPPED)?;
             r.string_bytes(calls, "calls", &mut text)?;
+            if !r.is_nullish(pieces) {
+                // After a NUL, which JSON.stringify never writes raw (core::handover, "Pieces").
+                let nul = text.len();
+                text.push(0);
+                r.string_bytes(pieces, "pieces", &mut text)?;
+                if text.len() == nul + 1 {
+                    text.pop(); // no pieces
+                }
+            }
             Ok((r.boolean(slice, "slice")?, spent, skipped))
         })?;
         let refused = |e: handover::HandoverError| {

@@ -441,6 +441,12 @@ test('ingest refuses text that is not a capture buffer\'s handover, and records 
     '[1,[0,1,"tap","a",0,[1]]]', '[1,[0,1,"tap","a",["k"],[1,2]]]', '[1,[0,1,"tap","a",null]]']) {
     assert.throws(() => p.ingest(text, false, 0, 0), { name: 'TypeError', message: /^ingest: calls is not a capture buffer's handover/ }, text);
   }
+  // Pieces that do not match their values: too short, one left over, not a string.
+  const moved = '[1,[0,1,"tap","a",["k",1],[5]]]';
+  assert.throws(() => p.ingest(moved, false, 0, 0, 'abc'), { name: 'TypeError', message: /piece 0 is not 5 units long/ });
+  assert.throws(() => p.ingest(moved, false, 0, 0), { name: 'TypeError', message: /piece 0 is not 5 units long/ });
+  assert.throws(() => p.ingest('[1,[0,1,"tap","a",null,null]]', false, 0, 0, 'abc'), { name: 'TypeError', message: /pieces left/ });
+  assert.throws(() => p.ingest(moved, false, 0, 0, 5), { name: 'TypeError', message: /pieces must be a string/ });
   // A slice's text is parsed on the parse thread: refused there, counted, and nothing recorded.
   assert.equal(p.ingest('[1,[0,1,"tap","a",null,null],[7,1]]', true, 0, 0), false);
   assert.throws(() => p.ingest('[1]', false, -1, 0), { name: 'RangeError', message: /spentMs/ });
