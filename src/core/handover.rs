@@ -1,6 +1,9 @@
 //! The calls a JS thread's capture buffer hands over in one crossing (docs/how-it-works.md,
-//! "Capture in JS"): the facade's `CallBuffer` checks and snapshots each call in JS, stamps it with
-//! its JS clock, and at the end of the turn, in a slice, or before a drain, hands a run of them to
+//! "Capture in JS").
+//! (Longer than most files: one format's parser, whose every refusal is tested here; the tests are
+//! a third of it.)
+//!
+//! The facade's `CallBuffer` checks and snapshots each call in JS, stamps it with its JS clock, and at the end of the turn, in a slice, or before a drain, hands a run of them to
 //! the pipeline as one JSON text made by `JSON.stringify`:
 //!
 //! ```text
@@ -244,14 +247,7 @@ impl<'de> Shapes<'de> {
         if len > max {
             return Err(format!("make the event larger than eventMaxBytes ({max} bytes)"));
         }
-        // Room for the pieces too, as their units (their bytes, for ASCII) and quotes.
-        let piece_units = values
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i < MAX_MOVED_VALUES && moved & (1 << i) != 0)
-            .map(|(_, v)| v.get().parse::<usize>().unwrap_or(0) + 2)
-            .sum::<usize>();
-        let mut json = String::with_capacity(len + piece_units);
+        let mut json = String::with_capacity(len);
         for (i, (k, v)) in keys.iter().zip(values).enumerate() {
             json.push(if i == 0 { '{' } else { ',' });
             json.push_str(k);
@@ -261,6 +257,8 @@ impl<'de> Shapes<'de> {
                 continue;
             }
             let units = v.get().parse::<usize>().map_err(|_| format!("value {i} is a piece, not its length"))?;
+            // Room for the piece: its units (its bytes, for ASCII) and quotes.
+            json.reserve(units + 2);
             push_json_string(&mut json, pieces.take(units)?)?;
         }
         json.push('}');

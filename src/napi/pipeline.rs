@@ -490,14 +490,17 @@ impl BindingPipeline {
             }
             let skipped = r.integer(skipped, "skipped", 0.0, MAX_SKIPPED)?;
             r.string_bytes(calls, "calls", &mut text)?;
-            if !r.is_nullish(pieces) {
-                // After a NUL, which JSON.stringify never writes raw (core::handover, "Pieces").
-                let nul = text.len();
-                text.push(0);
-                r.string_bytes(pieces, "pieces", &mut text)?;
-                if text.len() == nul + 1 {
-                    text.pop(); // no pieces
-                }
+            // After a NUL, which JSON.stringify never writes raw (core::handover, "Pieces"). Read
+            // first: only a value the engine refuses is asked whether it was left out.
+            let nul = text.len();
+            text.push(0);
+            match r.string_bytes(pieces, "pieces", &mut text) {
+                Ok(()) => {}
+                Err(_) if r.is_nullish(pieces) => {}
+                Err(e) => return Err(e),
+            }
+            if text.len() == nul + 1 {
+                text.pop(); // no pieces
             }
             Ok((r.boolean(slice, "slice")?, spent, skipped))
         })?;
