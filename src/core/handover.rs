@@ -40,8 +40,11 @@
 //! moved, by a mask after its keys (`["k1","k2",mask]`: bit `i` set for each value `i` moved, at
 //! most the first 31; no mask, none). The strings themselves follow the text in the run's order,
 //! joined by [`PIECE_SEPARATOR`] (`pieces.join(",")`: no two of them can make one surrogate
-//! pair). The binding reads them as a second string after a NUL byte, which a JSON text never
-//! holds raw.
+//! pair). The facade joins the text into the same string, first (`[text, ...pieces].join(",")`:
+//! a `JSON.stringify` text read on its own is copied once more first, since V8 flattens the
+//! string it made in parts before a crossing can read it), and gives the text's length in UTF-16
+//! units beside it; the binding turns the separator after the text into a NUL byte, which a JSON
+//! text never holds raw ([`mark_text_end`]), and the text and pieces are parsed apart from there.
 //! The JS side has already
 //! refused every bad argument at its call, so text that breaks these rules is not a host's mistake
 //! but a caller of `ingest` that is not the facade: it is refused whole, and nothing is recorded.
@@ -83,6 +86,48 @@ const MAX_SIZE_BYTES: f64 = 9_007_199_254_740_991.0;
 
 /// What separates two pieces (see the module doc).
 pub const PIECE_SEPARATOR: char = ',';
+
+/// Marks where a handover's text ends in the string the facade joined it into (the text, then,
+/// when there are pieces, a separator and the pieces; the module doc): the separator after the
+/// first `text_units` UTF-16 units becomes the NUL byte [`parse_engine_utf8`] splits at. `bytes`
+/// is the string as the engine wrote it in UTF-8; nothing is marked when the text is all of it.
+pub fn mark_text_end(bytes: &mut [u8], text_units: usize) -> Result<(), HandoverError> {
+    let refused = |what: &str| HandoverError(format!("its text is not {text_units} units long: {what}"));
+    let end = utf16_prefix_bytes(bytes, text_units).ok_or_else(|| refused("the string is shorter"))?;
+    match bytes.get_mut(end) {
+        None => Ok(()),
+        Some(b) if char::from(*b) == PIECE_SEPARATOR => {
+            *b = 0;
+            Ok(())
+        }
+        Some(_) => Err(refused("no separator follows them")),
+    }
+}
+
+/// How many bytes of `bytes` (UTF-8 as an engine writes it) hold its first `units` UTF-16 units;
+/// `None` when it holds fewer, or a character straddles the end. Counted by each character's
+/// first byte: four bytes are two units, any other sequence one (a lone surrogate's three bytes
+/// as ArkTS writes them included; JSON.stringify escapes lone surrogates anyway).
+fn utf16_prefix_bytes(bytes: &[u8], units: usize) -> Option<usize> {
+    match bytes.get(..units) {
+        // Almost every text: ASCII, a byte a unit.
+        Some(head) if head.is_ascii() => return Some(units),
+        None if bytes.is_ascii() => return None,
+        _ => {}
+    }
+    let (mut at, mut counted) = (0, 0);
+    while counted < units {
+        let (len, n) = match *bytes.get(at)? {
+            0xF0.. => (4, 2),
+            0xE0.. => (3, 1),
+            0xC0.. => (2, 1),
+            _ => (1, 1),
+        };
+        at += len;
+        counted += n;
+    }
+    (counted == units && at <= bytes.len()).then_some(at)
+}
 
 /// Parses a handover as the engine wrote it in UTF-8 ([`from_engine_utf8`]: a lone surrogate, or
 /// any byte that is not UTF-8, is U+FFFD): the text, then, after a NUL byte, its pieces if it has
@@ -704,6 +749,39 @@ mod tests {
         // As ArkTS writes them: the surrogates' own three bytes each.
         let bytes = b"[1,[2,1,\"v\",[\"x\",\"y\",3],[2,2]]]\0a\xED\xA0\xBD,\xED\xB8\x80b";
         assert_eq!(parse_engine_utf8(bytes, 64).unwrap(), calls);
+    }
+
+    #[test]
+    fn the_text_end_is_found_by_its_units_and_marked_for_the_parse() {
+        let moved = "[1,[0,1,\"tap\",\"\u{e9}\u{1f600}\",[\"p\",1],[2]]]";
+        let units = moved.encode_utf16().count();
+        let mut joined = format!("{moved},\u{e9}x").into_bytes();
+        mark_text_end(&mut joined, units).unwrap();
+        assert_eq!(joined, [moved.as_bytes(), b"\0", "\u{e9}x".as_bytes()].concat());
+        let calls = parse_engine_utf8(&joined, 64).unwrap();
+        assert_eq!(calls[0].kind, EventKind::Action { action_type: ActionType::Tap, name: "\u{e9}\u{1f600}".into() });
+        assert_eq!(calls[0].attrs.as_json(), "{\"p\":\"\u{e9}x\"}");
+        // No pieces: the whole string is the text, nothing marked.
+        let mut alone = br#"[1,[5,1,"ready"]]"#.to_vec();
+        let units = alone.len();
+        mark_text_end(&mut alone, units).unwrap();
+        assert_eq!(alone, br#"[1,[5,1,"ready"]]"#);
+        // ArkTS's three bytes of a lone surrogate are one unit, as JS counts it.
+        let mut lone = b"[\xED\xA0\x80],x".to_vec();
+        mark_text_end(&mut lone, 3).unwrap();
+        assert_eq!(lone, b"[\xED\xA0\x80]\0x");
+        for (bytes, units, why) in [
+            (&b"[1],x"[..], 2, "no separator follows them"),
+            (b"[1],x", 9, "the string is shorter"),
+            ("[\u{e9}],x".as_bytes(), 9, "the string is shorter"),
+            // The text's last unit would be half of a character of two.
+            ("[\u{1f600}],x".as_bytes(), 2, "the string is shorter"),
+        ] {
+            let mut b = bytes.to_vec();
+            let e = mark_text_end(&mut b, units).unwrap_err();
+            assert!(e.0.contains(why), "{bytes:?} {units}: {e}");
+            assert_eq!(b, bytes, "a refused string is left as it was");
+        }
     }
 
     #[test]

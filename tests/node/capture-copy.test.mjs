@@ -108,7 +108,8 @@ test('alternating keys (a resource\'s start and stop) are each written once; a k
 test('long string values cross beside the text (pieces), and documents hold them as they were given', (t) => {
   const { p } = openPipeline(t);
   const handed = [];
-  const sink = (text, slice, spent, skipped, pieces) => (handed.push({ text, pieces }), p.ingest(text, slice, spent, skipped, pieces));
+  const sink = (calls, slice, spent, skipped, textLength) =>
+    (handed.push({ text: calls.slice(0, textLength), after: calls.slice(textLength) }), p.ingest(calls, slice, spent, skipped, textLength));
   const calls = new CallBuffer(sink, { eventMaxBytes: 8192, turnBudgetMs: 4, capacity: 100 }, Date.now);
   const long = (tail) => `"quoted" \\ back\nslash\t\u0001 é 😀 ${'x'.repeat(40)} ${tail}`;
   // A lone high surrogate ending one piece and a lone low one starting the next stay two U+FFFD.
@@ -116,15 +117,17 @@ test('long string values cross beside the text (pieces), and documents hold them
   const low = `\ude00${'l'.repeat(40)}`;
   const many = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, i === 32 ? long('33rd') : i]));
   calls.startView('v', 'V');
-  calls.addAction('tap', 'a', { text: long('a'), n: 1, short: 'tiny' });
+  // A name past ASCII: the text's end is found by its UTF-16 length in the engine's UTF-8.
+  calls.addAction('tap', 'a é 😀', { text: long('a'), n: 1, short: 'tiny' });
   calls.addAction('tap', 'b', { text: long('b'), n: 2, short: 'tiny' }); // the same shape and mask
   calls.addAction('tap', 'c', { text: 'now short', n: 3, short: long('c') }); // the same keys, another mask
   calls.addAction('tap', 'd', { hi: high, lo: low, nested: { deep: long('nested') } });
   calls.addAction('tap', 'e', many);
   calls.handOverAll();
   assert.equal(handed.length, 1);
-  const [{ text, pieces }] = handed;
-  assert.equal(pieces, [long('a'), long('b'), long('c'), high, low].join(','), 'a nested string and a 33rd value stay in the text');
+  const [{ text, after }] = handed;
+  assert.equal(after, ',' + [long('a'), long('b'), long('c'), high, low].join(','),
+    'the pieces follow the text, after a comma; a nested string and a 33rd value stay in the text');
   const run = JSON.parse(text).slice(1);
   assert.deepEqual(run.slice(1, 4).map((call) => [call[4], call[5]]), [
     [['text', 'n', 'short', 1], [long('a').length, 1, 'tiny']],
@@ -133,7 +136,7 @@ test('long string values cross beside the text (pieces), and documents hold them
   ], 'a moved value is its length, the mask follows its shape\'s keys');
   p.flush();
   const contexts = Object.fromEntries(ofType(docsOf(p), 'action').map((d) => [d.action.target.name, d.context]));
-  assert.deepEqual(contexts.a, { text: long('a'), n: 1, short: 'tiny' });
+  assert.deepEqual(contexts['a é 😀'], { text: long('a'), n: 1, short: 'tiny' });
   assert.deepEqual(contexts.b, { text: long('b'), n: 2, short: 'tiny' });
   assert.deepEqual(contexts.c, { text: 'now short', n: 3, short: long('c') });
   assert.deepEqual(contexts.d, { hi: `${'h'.repeat(40)}\ufffd`, lo: `\ufffd${'l'.repeat(40)}`, nested: { deep: long('nested') } });
