@@ -749,6 +749,12 @@ mod tests {
         // As ArkTS writes them: the surrogates' own three bytes each.
         let bytes = b"[1,[2,1,\"v\",[\"x\",\"y\",3],[2,2]]]\0a\xED\xA0\xBD,\xED\xB8\x80b";
         assert_eq!(parse_engine_utf8(bytes, 64).unwrap(), calls);
+        // U+0000 in a piece, as modified UTF-8 (C0 80) too: one unit either way.
+        for nul in [&b"\0"[..], b"\xC0\x80"] {
+            let bytes = [&b"[1,[2,1,\"v\",[\"x\",\"y\",3],[3,1]]]\0a"[..], nul, b"b,c"].concat();
+            let calls = parse_engine_utf8(&bytes, 64).unwrap();
+            assert_eq!(calls[0].attrs.as_json(), r#"{"x":"a\u0000b","y":"c"}"#);
+        }
     }
 
     #[test]

@@ -115,8 +115,10 @@ impl Serialize for Text {
 
 /// Text as a JS engine wrote it in UTF-8, made valid: a lone UTF-16 surrogate, which Node writes
 /// as U+FFFD and ArkTS as the surrogate's own three bytes (`ED A0..BF 80..BF`, not UTF-8), is one
-/// U+FFFD either way, so both engines give the same text; any other invalid byte is U+FFFD too.
-/// Valid text (almost all of it) is borrowed as it is.
+/// U+FFFD either way, so both engines give the same text; `C0 80`, the modified UTF-8 of U+0000
+/// that ArkTS's converter writes when not asked for a buffer's bytes (Node-API asks; a device's
+/// own conversion library might not), is U+0000, one character as it was; any other invalid byte
+/// is U+FFFD. Valid text (almost all of it) is borrowed as it is.
 pub fn from_engine_utf8(bytes: &[u8]) -> Cow<'_, str> {
     let first = match std::str::from_utf8(bytes) {
         Ok(text) => return Cow::Borrowed(text),
@@ -128,11 +130,12 @@ pub fn from_engine_utf8(bytes: &[u8]) -> Cow<'_, str> {
     while let Some(e) = error {
         let (valid, after) = rest.split_at(e.valid_up_to());
         out.push_str(std::str::from_utf8(valid).unwrap_or_default());
-        out.push(char::REPLACEMENT_CHARACTER);
-        let skip = match after {
-            [0xED, 0xA0..=0xBF, 0x80..=0xBF, ..] => 3,
-            _ => e.error_len().unwrap_or(after.len()),
+        let (c, skip) = match after {
+            [0xC0, 0x80, ..] => ('\0', 2),
+            [0xED, 0xA0..=0xBF, 0x80..=0xBF, ..] => (char::REPLACEMENT_CHARACTER, 3),
+            _ => (char::REPLACEMENT_CHARACTER, e.error_len().unwrap_or(after.len())),
         };
+        out.push(c);
         rest = &after[skip..];
         error = std::str::from_utf8(rest).err();
     }
@@ -169,5 +172,8 @@ mod tests {
         assert_eq!(from_engine_utf8(b"\xED\xBF\xBF\xED\xA0\x80"), "\u{FFFD}\u{FFFD}");
         // Other invalid bytes, and a truncated sequence at the end.
         assert_eq!(from_engine_utf8(b"x\xFFy\xE2\x82"), "x\u{FFFD}y\u{FFFD}");
+        // U+0000 as either form ArkTS's converter writes: one character, as in the JS string.
+        assert_eq!(from_engine_utf8(b"a\0b"), "a\0b");
+        assert_eq!(from_engine_utf8(b"a\xC0\x80b\xC0"), "a\0b\u{FFFD}");
     }
 }

@@ -111,7 +111,7 @@ test('long string values cross beside the text (pieces), and documents hold them
   const sink = (calls, slice, spent, skipped, textLength) =>
     (handed.push({ text: calls.slice(0, textLength), after: calls.slice(textLength) }), p.ingest(calls, slice, spent, skipped, textLength));
   const calls = new CallBuffer(sink, { eventMaxBytes: 8192, turnBudgetMs: 4, capacity: 100 }, Date.now);
-  const long = (tail) => `"quoted" \\ back\nslash\t\u0001 é 😀 ${'x'.repeat(40)} ${tail}`;
+  const long = (tail) => `"quoted" \\ back\nslash\t\u0001 \u0000 é 😀 ${'x'.repeat(40)} ${tail}`;
   // A lone high surrogate ending one piece and a lone low one starting the next stay two U+FFFD.
   const high = `${'h'.repeat(40)}\ud83d`;
   const low = `\ude00${'l'.repeat(40)}`;
