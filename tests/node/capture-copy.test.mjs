@@ -105,6 +105,27 @@ test('alternating keys (a resource\'s start and stop) are each written once; a k
   assert.deepEqual(ofType(docs, 'action').map((d) => d.context), [{ a: 1 }, { b: 1 }, { c: 1 }, { d: 1 }, { e: 1 }, { a: 2 }]);
 });
 
+test('a burst\'s calls share one keys array: each slice writes it once, with its mask, and every call keeps its values', async (t) => {
+  const { p } = openPipeline(t);
+  const texts = [];
+  const sink = (calls, slice, spent, skipped, textLength) => (texts.push(calls.slice(0, textLength)), p.ingest(calls, slice, spent, skipped, textLength));
+  const calls = new CallBuffer(sink, { eventMaxBytes: 8192, turnBudgetMs: 1, capacity: 5000 }, Date.now);
+  const long = (n) => `${'y'.repeat(40)} ${n}`;
+  calls.startView('v', 'V');
+  for (let i = 0; i < 300; i++) calls.addAction('tap', `x${i}`, { text: long(i), n: i });
+  for (let i = 0; i < 1000 && calls.stats().buffered > 0; i++) await nextTurn();
+  assert.equal(calls.stats().handoverErrors, 0);
+  const runs = texts.map((text) => JSON.parse(text).slice(1).filter((call) => call[0] === 0).map((call) => call[4]));
+  assert.ok(runs.length >= 2, `the burst crossed in slices: ${runs.length}`);
+  for (const keys of runs) {
+    assert.deepEqual(keys, [['text', 'n', 1], ...Array(keys.length - 1).fill(0)], 'a run writes the shared keys once, its mask after them');
+  }
+  p.flush();
+  const docs = ofType(docsOf(p), 'action');
+  assert.equal(docs.length, 300);
+  assert.deepEqual(docs.map((d) => d.context), Array.from({ length: 300 }, (_, i) => ({ text: long(i), n: i })));
+});
+
 test('long string values cross beside the text (pieces), and documents hold them as they were given', (t) => {
   const { p } = openPipeline(t);
   const handed = [];
