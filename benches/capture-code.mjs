@@ -48,5 +48,5 @@ export async function loadCaptureModule() {
  */
 export function bufferFor(CallBuffer, pipeline, extra = {}, clock = Date.now) {
   const limits = { eventMaxBytes: 512 * 1024, turnBudgetMs: 4, capacity: 5000, ...extra };
-  return new CallBuffer((calls, slice, spentMs, skipped, textLength) => pipeline.ingest(calls, slice, spentMs, skipped, textLength), limits, clock);
+  return new CallBuffer((calls, slice, spentMs, skipped) => pipeline.ingest(calls, slice, spentMs, skipped), limits, clock);
 }

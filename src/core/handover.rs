@@ -38,13 +38,13 @@
 //! character, so a long one is most of what a run costs it) may travel beside the text instead of
 //! in it: the value is then its length in UTF-16 units, and the shape says which values are so
 //! moved, by a mask after its keys (`["k1","k2",mask]`: bit `i` set for each value `i` moved, at
-//! most the first 31; no mask, none). The strings themselves follow the text in the run's order,
-//! joined by [`PIECE_SEPARATOR`] (`pieces.join(",")`: no two of them can make one surrogate
-//! pair). The facade joins the text into the same string, first (`[text, ...pieces].join(",")`:
-//! a `JSON.stringify` text read on its own is copied once more first, since V8 flattens the
-//! string it made in parts before a crossing can read it), and gives the text's length in UTF-16
-//! units beside it; the binding turns the separator after the text into a NUL byte, which a JSON
-//! text never holds raw ([`mark_text_end`]), and the text and pieces are parsed apart from there.
+//! most the first 31; no mask, none). The strings themselves follow the text in the same string,
+//! in the run's order, each after a [`PIECE_SEPARATOR`], a line feed (`[text, ...pieces]
+//! .join("\n")`: a `JSON.stringify` text read on its own is copied once more first, since V8
+//! flattens the string it made in parts before a crossing can read it, while `join` copies it as
+//! it is). `JSON.stringify` never writes a line feed raw (it writes no whitespace and escapes
+//! every control character in a string), so the first one ends the text; and no two pieces
+//! around one make a surrogate pair.
 //! The JS side has already
 //! refused every bad argument at its call, so text that breaks these rules is not a host's mistake
 //! but a caller of `ingest` that is not the facade: it is refused whole, and nothing is recorded.
@@ -84,57 +84,15 @@ const MAX_STATUS_CODE: f64 = 999.0;
 /// Largest size in bytes: the largest integer a JS number holds exactly.
 const MAX_SIZE_BYTES: f64 = 9_007_199_254_740_991.0;
 
-/// What separates two pieces (see the module doc).
-pub const PIECE_SEPARATOR: char = ',';
-
-/// Marks where a handover's text ends in the string the facade joined it into (the text, then,
-/// when there are pieces, a separator and the pieces; the module doc): the separator after the
-/// first `text_units` UTF-16 units becomes the NUL byte [`parse_engine_utf8`] splits at. `bytes`
-/// is the string as the engine wrote it in UTF-8; nothing is marked when the text is all of it.
-pub fn mark_text_end(bytes: &mut [u8], text_units: usize) -> Result<(), HandoverError> {
-    let refused = |what: &str| HandoverError(format!("its text is not {text_units} units long: {what}"));
-    let end = utf16_prefix_bytes(bytes, text_units).ok_or_else(|| refused("the string is shorter"))?;
-    match bytes.get_mut(end) {
-        None => Ok(()),
-        Some(b) if char::from(*b) == PIECE_SEPARATOR => {
-            *b = 0;
-            Ok(())
-        }
-        Some(_) => Err(refused("no separator follows them")),
-    }
-}
-
-/// How many bytes of `bytes` (UTF-8 as an engine writes it) hold its first `units` UTF-16 units;
-/// `None` when it holds fewer, or a character straddles the end. Counted by each character's
-/// first byte: four bytes are two units, any other sequence one (a lone surrogate's three bytes
-/// as ArkTS writes them included; JSON.stringify escapes lone surrogates anyway).
-fn utf16_prefix_bytes(bytes: &[u8], units: usize) -> Option<usize> {
-    match bytes.get(..units) {
-        // Almost every text: ASCII, a byte a unit.
-        Some(head) if head.is_ascii() => return Some(units),
-        None if bytes.is_ascii() => return None,
-        _ => {}
-    }
-    let (mut at, mut counted) = (0, 0);
-    while counted < units {
-        let (len, n) = match *bytes.get(at)? {
-            0xF0.. => (4, 2),
-            0xE0.. => (3, 1),
-            0xC0.. => (2, 1),
-            _ => (1, 1),
-        };
-        at += len;
-        counted += n;
-    }
-    (counted == units && at <= bytes.len()).then_some(at)
-}
+/// What ends the text and separates two pieces (see the module doc).
+pub const PIECE_SEPARATOR: char = '\n';
 
 /// Parses a handover as the engine wrote it in UTF-8 ([`from_engine_utf8`]: a lone surrogate, or
-/// any byte that is not UTF-8, is U+FFFD): the text, then, after a NUL byte, its pieces if it has
-/// any; as [`parse_with_pieces`] does.
+/// any byte that is not UTF-8, is U+FFFD): the text, then, after the first line feed, its pieces
+/// if it has any; as [`parse_with_pieces`] does.
 pub fn parse_engine_utf8(bytes: &[u8], max_bytes: usize) -> Result<Vec<Handed>, HandoverError> {
-    let (text, pieces) = match memchr::memchr(0, bytes) {
-        Some(nul) => (&bytes[..nul], &bytes[nul + 1..]),
+    let (text, pieces) = match memchr::memchr(PIECE_SEPARATOR as u8, bytes) {
+        Some(end) => (&bytes[..end], &bytes[end + 1..]),
         None => (bytes, &[][..]),
     };
     parse_with_pieces(&from_engine_utf8(text), &from_engine_utf8(pieces), max_bytes)
@@ -722,19 +680,19 @@ mod tests {
         let moved = format!(
             r#"[1,[0,1,"tap","a",["p","n","q",1],[{units},2,"x"]],[2,2,"v",["p","n","q",4],["y",3,5]],[0,3,"tap","b",0,[1,5,"z"]]]"#
         );
-        let pieces = format!("{long},plain,é");
+        let pieces = format!("{long}\nplain\né");
         let expected = parse(&inline, 1024).unwrap();
         assert_eq!(parse_with_pieces(&moved, &pieces, 1024).unwrap(), expected);
         assert_eq!(
             expected[0].attrs.as_json(),
             format!(r#"{{"p":{},"n":2,"q":"x"}}"#, serde_json::to_string(long).unwrap())
         );
-        // As the engine hands them over: after a NUL byte.
-        let bytes = [moved.as_bytes(), b"\0", pieces.as_bytes()].concat();
+        // As the engine hands them over: after the text's first line feed.
+        let bytes = [moved.as_bytes(), b"\n", pieces.as_bytes()].concat();
         assert_eq!(parse_engine_utf8(&bytes, 1024).unwrap(), expected);
         // A piece of only a separator's character, and an empty one.
-        let calls = parse_with_pieces(r#"[1,[2,1,"v",["a","b",3],[1,0]]]"#, ",,", 64).unwrap();
-        assert_eq!(calls[0].attrs.as_json(), r#"{"a":",","b":""}"#);
+        let calls = parse_with_pieces(r#"[1,[2,1,"v",["a","b",3],[1,0]]]"#, "\n\n", 64).unwrap();
+        assert_eq!(calls[0].attrs.as_json(), r#"{"a":"\n","b":""}"#);
         // The bound counts a piece as written: {"k":"0123456"} is 15 bytes.
         assert!(parse_with_pieces(r#"[1,[2,1,"v",["k",1],[7]]]"#, "0123456", 15).is_ok());
         assert!(parse_with_pieces(r#"[1,[2,1,"v",["k",1],[8]]]"#, "01234567", 15).is_err());
@@ -743,51 +701,32 @@ mod tests {
     #[test]
     fn lone_surrogates_at_the_ends_of_two_pieces_stay_two_replacement_characters() {
         // "a\uD83D" and "\uDE00b" as Node writes them: each lone surrogate already U+FFFD.
-        let calls = parse_with_pieces(r#"[1,[2,1,"v",["x","y",3],[2,2]]]"#, "a\u{fffd},\u{fffd}b", 64).unwrap();
+        let calls = parse_with_pieces(r#"[1,[2,1,"v",["x","y",3],[2,2]]]"#, "a\u{fffd}\n\u{fffd}b", 64).unwrap();
         let decoded: serde_json::Value = serde_json::from_str(calls[0].attrs.as_json()).unwrap();
         assert_eq!(decoded, serde_json::json!({"x": "a\u{fffd}", "y": "\u{fffd}b"}));
         // As ArkTS writes them: the surrogates' own three bytes each.
-        let bytes = b"[1,[2,1,\"v\",[\"x\",\"y\",3],[2,2]]]\0a\xED\xA0\xBD,\xED\xB8\x80b";
+        let bytes = b"[1,[2,1,\"v\",[\"x\",\"y\",3],[2,2]]]\na\xED\xA0\xBD\n\xED\xB8\x80b";
         assert_eq!(parse_engine_utf8(bytes, 64).unwrap(), calls);
         // U+0000 in a piece, as modified UTF-8 (C0 80) too: one unit either way.
         for nul in [&b"\0"[..], b"\xC0\x80"] {
-            let bytes = [&b"[1,[2,1,\"v\",[\"x\",\"y\",3],[3,1]]]\0a"[..], nul, b"b,c"].concat();
+            let bytes = [&b"[1,[2,1,\"v\",[\"x\",\"y\",3],[3,1]]]\na"[..], nul, b"b\nc"].concat();
             let calls = parse_engine_utf8(&bytes, 64).unwrap();
             assert_eq!(calls[0].attrs.as_json(), r#"{"x":"a\u0000b","y":"c"}"#);
         }
     }
 
     #[test]
-    fn the_text_end_is_found_by_its_units_and_marked_for_the_parse() {
-        let moved = "[1,[0,1,\"tap\",\"\u{e9}\u{1f600}\",[\"p\",1],[2]]]";
-        let units = moved.encode_utf16().count();
-        let mut joined = format!("{moved},\u{e9}x").into_bytes();
-        mark_text_end(&mut joined, units).unwrap();
-        assert_eq!(joined, [moved.as_bytes(), b"\0", "\u{e9}x".as_bytes()].concat());
-        let calls = parse_engine_utf8(&joined, 64).unwrap();
-        assert_eq!(calls[0].kind, EventKind::Action { action_type: ActionType::Tap, name: "\u{e9}\u{1f600}".into() });
-        assert_eq!(calls[0].attrs.as_json(), "{\"p\":\"\u{e9}x\"}");
-        // No pieces: the whole string is the text, nothing marked.
-        let mut alone = br#"[1,[5,1,"ready"]]"#.to_vec();
-        let units = alone.len();
-        mark_text_end(&mut alone, units).unwrap();
-        assert_eq!(alone, br#"[1,[5,1,"ready"]]"#);
-        // ArkTS's three bytes of a lone surrogate are one unit, as JS counts it.
-        let mut lone = b"[\xED\xA0\x80],x".to_vec();
-        mark_text_end(&mut lone, 3).unwrap();
-        assert_eq!(lone, b"[\xED\xA0\x80]\0x");
-        for (bytes, units, why) in [
-            (&b"[1],x"[..], 2, "no separator follows them"),
-            (b"[1],x", 9, "the string is shorter"),
-            ("[\u{e9}],x".as_bytes(), 9, "the string is shorter"),
-            // The text's last unit would be half of a character of two.
-            ("[\u{1f600}],x".as_bytes(), 2, "the string is shorter"),
-        ] {
-            let mut b = bytes.to_vec();
-            let e = mark_text_end(&mut b, units).unwrap_err();
-            assert!(e.0.contains(why), "{bytes:?} {units}: {e}");
-            assert_eq!(b, bytes, "a refused string is left as it was");
-        }
+    fn the_text_ends_at_its_first_line_feed_and_pieces_may_hold_any_character() {
+        let moved = "[1,[0,1,\"tap\",\"a\\nb \u{e9}\u{1f600}\",[\"p\",\"q\",3],[3,5]]]";
+        let bytes = format!("{moved}\nx\ny\n\0\u{e9}\n\u{1f600}");
+        let calls = parse_engine_utf8(bytes.as_bytes(), 64).unwrap();
+        assert_eq!(
+            calls[0].kind,
+            EventKind::Action { action_type: ActionType::Tap, name: "a\nb \u{e9}\u{1f600}".into() }
+        );
+        assert_eq!(calls[0].attrs.as_json(), "{\"p\":\"x\\ny\",\"q\":\"\\u0000\u{e9}\\n\u{1f600}\"}");
+        // No line feed: the whole string is the text.
+        assert_eq!(parse_engine_utf8(br#"[1,[5,1,"ready"]]"#, 64).unwrap().len(), 1);
     }
 
     #[test]
@@ -797,7 +736,7 @@ mod tests {
             (r#"[1,[2,1,"v",["k",1],[3]]]"#, "\u{1f600}", "piece 0 is not 3 units long"),
             (r#"[1,[2,1,"v",["k",1],[1]]]"#, "\u{1f600}", "piece 0 is not 1 units long"),
             (r#"[1,[2,1,"v",["k","l",3],[1,1]]]"#, "ab", "piece 1 does not follow a separator"),
-            (r#"[1,[2,1,"v",["k",1],[1]]]"#, "a,b", "2 bytes of pieces left after the 1"),
+            (r#"[1,[2,1,"v",["k",1],[1]]]"#, "a\nb", "2 bytes of pieces left after the 1"),
             (r#"[1,[2,1,"v",["k"],["a"]]]"#, "b", "1 bytes of pieces left after the 0"),
             (r#"[1,[2,1,"v",["k",1],["a"]]]"#, "a", "value 0 is a piece, not its length"),
             (r#"[1,[2,1,"v",["k",2],[1]]]"#, "a", "naming some of the first 1 values, got 2"),

@@ -42,8 +42,6 @@ use crate::log;
 
 /// Untracked calls one handover may report: a capture buffer rechecks the session long before.
 const MAX_SKIPPED: f64 = 1e9;
-/// Longest handover text `ingest` is told of (UTF-16 units): longer than any JS engine's string.
-const MAX_TEXT_UNITS: f64 = u32::MAX as f64;
 
 /// A RUM pipeline on this JS thread: capture, adaptive dispatch, coalescing, batch writer.
 pub struct BindingPipeline {
@@ -479,7 +477,6 @@ impl BindingPipeline {
         slice: Value<'e>,
         spent_ms: Value<'e>,
         skipped: Value<'e>,
-        text_length: Value<'e>,
     ) -> Result<bool> {
         let started = self.clock.mono_ns();
         let r = self.args(js, "ingest");
@@ -494,21 +491,8 @@ impl BindingPipeline {
                 return Err(r.range_err("spentMs", format_args!("must be a finite number of ms from 0, got {spent}")));
             }
             let skipped = r.integer(skipped, "skipped", 0.0, MAX_SKIPPED)?;
-            // Read first: only a value the engine refuses is asked whether it was left out.
-            let text_units = match r.integer(text_length, "textLength", 0.0, MAX_TEXT_UNITS) {
-                Ok(units) => Some(units as usize),
-                Err(_) if r.is_nullish(text_length) => None,
-                Err(e) => return Err(e),
-            };
             r.string_bytes(calls, "calls", &mut text)?;
-            Ok((r.boolean(slice, "slice")?, spent, skipped, text_units))
-        })
-        .and_then(|(slice, spent, skipped, text_units)| {
-            // Where the text ends and its pieces begin (core::handover, "Pieces").
-            if let Some(units) = text_units {
-                handover::mark_text_end(&mut text, units).map_err(refused)?;
-            }
-            Ok((slice, spent, skipped))
+            Ok((r.boolean(slice, "slice")?, spent, skipped))
         })?;
         self.pipeline.sequencer.counters().calls_untracked.add(skipped);
         let parse = |text: &[u8]| handover::parse_engine_utf8(text, self.max_event).map_err(refused);

@@ -108,7 +108,7 @@ test('alternating keys (a resource\'s start and stop) are each written once; a k
 test('a burst\'s calls share one keys array: each slice writes it once, with its mask, and every call keeps its values', async (t) => {
   const { p } = openPipeline(t);
   const texts = [];
-  const sink = (calls, slice, spent, skipped, textLength) => (texts.push(calls.slice(0, textLength)), p.ingest(calls, slice, spent, skipped, textLength));
+  const sink = (calls, ...rest) => (texts.push(calls.split('\n')[0]), p.ingest(calls, ...rest));
   const calls = new CallBuffer(sink, { eventMaxBytes: 8192, turnBudgetMs: 1, capacity: 5000 }, Date.now);
   const long = (n) => `${'y'.repeat(40)} ${n}`;
   calls.startView('v', 'V');
@@ -129,8 +129,11 @@ test('a burst\'s calls share one keys array: each slice writes it once, with its
 test('long string values cross beside the text (pieces), and documents hold them as they were given', (t) => {
   const { p } = openPipeline(t);
   const handed = [];
-  const sink = (calls, slice, spent, skipped, textLength) =>
-    (handed.push({ text: calls.slice(0, textLength), after: calls.slice(textLength) }), p.ingest(calls, slice, spent, skipped, textLength));
+  const sink = (calls, ...rest) => {
+    const end = calls.indexOf('\n'); // JSON.stringify writes no raw line feed: the first ends the text
+    handed.push(end < 0 ? { text: calls, after: '' } : { text: calls.slice(0, end), after: calls.slice(end) });
+    return p.ingest(calls, ...rest);
+  };
   const calls = new CallBuffer(sink, { eventMaxBytes: 8192, turnBudgetMs: 4, capacity: 100 }, Date.now);
   const long = (tail) => `"quoted" \\ back\nslash\t\u0001 \u0000 é 😀 ${'x'.repeat(40)} ${tail}`;
   // A lone high surrogate ending one piece and a lone low one starting the next stay two U+FFFD.
@@ -138,8 +141,8 @@ test('long string values cross beside the text (pieces), and documents hold them
   const low = `\ude00${'l'.repeat(40)}`;
   const many = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, i === 32 ? long('33rd') : i]));
   calls.startView('v', 'V');
-  // A name past ASCII: the text's end is found by its UTF-16 length in the engine's UTF-8.
-  calls.addAction('tap', 'a é 😀', { text: long('a'), n: 1, short: 'tiny' });
+  // A name past ASCII, with a line feed, which the text holds escaped.
+  calls.addAction('tap', 'a é 😀\nx', { text: long('a'), n: 1, short: 'tiny' });
   calls.addAction('tap', 'b', { text: long('b'), n: 2, short: 'tiny' }); // the same shape and mask
   calls.addAction('tap', 'c', { text: 'now short', n: 3, short: long('c') }); // the same keys, another mask
   calls.addAction('tap', 'd', { hi: high, lo: low, nested: { deep: long('nested') } });
@@ -147,8 +150,8 @@ test('long string values cross beside the text (pieces), and documents hold them
   calls.handOverAll();
   assert.equal(handed.length, 1);
   const [{ text, after }] = handed;
-  assert.equal(after, ',' + [long('a'), long('b'), long('c'), high, low].join(','),
-    'the pieces follow the text, after a comma; a nested string and a 33rd value stay in the text');
+  assert.equal(after, '\n' + [long('a'), long('b'), long('c'), high, low].join('\n'),
+    'the pieces follow the text, each after a line feed; a nested string and a 33rd value stay in the text');
   const run = JSON.parse(text).slice(1);
   assert.deepEqual(run.slice(1, 4).map((call) => [call[4], call[5]]), [
     [['text', 'n', 'short', 1], [long('a').length, 1, 'tiny']],
@@ -157,7 +160,7 @@ test('long string values cross beside the text (pieces), and documents hold them
   ], 'a moved value is its length, the mask follows its shape\'s keys');
   p.flush();
   const contexts = Object.fromEntries(ofType(docsOf(p), 'action').map((d) => [d.action.target.name, d.context]));
-  assert.deepEqual(contexts['a é 😀'], { text: long('a'), n: 1, short: 'tiny' });
+  assert.deepEqual(contexts['a é 😀\nx'], { text: long('a'), n: 1, short: 'tiny' });
   assert.deepEqual(contexts.b, { text: long('b'), n: 2, short: 'tiny' });
   assert.deepEqual(contexts.c, { text: 'now short', n: 3, short: long('c') });
   assert.deepEqual(contexts.d, { hi: `${'h'.repeat(40)}\ufffd`, lo: `\ufffd${'l'.repeat(40)}`, nested: { deep: long('nested') } });

@@ -486,14 +486,14 @@ export declare class RumPipeline {
    * Takes a run of calls that the package's capture buffer (`CallBuffer`) checked, copied and
    * stamped at their calls, in one crossing: `calls` is `JSON.stringify([now, ...calls])`
    * (docs/how-it-works.md, "Capture in JS"), then, when their values have long strings
-   * that travel beside it (pieces), a comma and those strings joined by commas;
-   * `textLength` is the JSON text's length (UTF-16 units; left out: all of `calls`). `slice` runs them as a slice of their own turn;
+   * that travel beside it (pieces), each of those after a line feed, which the text never
+   * holds raw. `slice` runs them as a slice of their own turn;
    * otherwise they are calls of this turn, which has spent `spentMs` in the SDK's JS
    * already. `skipped`: calls the buffer skipped as untracked since its last handover.
    * Text that breaks the format is a TypeError and records nothing. Returns whether the
    * live session is untracked (`sessionSampleRate`), so the buffer can skip later calls.
    */
-  ingest(calls: string, slice: boolean, spentMs: number, skipped: number, textLength?: number): boolean
+  ingest(calls: string, slice: boolean, spentMs: number, skipped: number): boolean
   /** The current session id after everything called before (null before the first event). */
   sessionId(): string | null
   /** Ends the session; the next event starts a new one. */
