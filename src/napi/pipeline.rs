@@ -482,9 +482,6 @@ impl BindingPipeline {
         let r = self.args(js, "ingest");
         // Read into the buffer of an earlier text when there is one: its pages are mapped in.
         let mut text = self.dispatcher.try_borrow().map(|d| d.text_buffer()).unwrap_or_default();
-        let refused = |e: handover::HandoverError| {
-            throw(js, ArgError::Type(format!("ingest: calls is not a capture buffer's handover: {e}")))
-        };
         let (slice, spent_ms, skipped) = checked(js, || {
             let spent = r.number(spent_ms, "spentMs")?;
             if !(spent.is_finite() && spent >= 0.0) {
@@ -494,6 +491,9 @@ impl BindingPipeline {
             r.string_bytes(calls, "calls", &mut text)?;
             Ok((r.boolean(slice, "slice")?, spent, skipped))
         })?;
+        let refused = |e: handover::HandoverError| {
+            throw(js, ArgError::Type(format!("ingest: calls is not a capture buffer's handover: {e}")))
+        };
         self.pipeline.sequencer.counters().calls_untracked.add(skipped);
         let parse = |text: &[u8]| handover::parse_engine_utf8(text, self.max_event).map_err(refused);
         // What the JS side spent, and what reading (and parsing) the text took here.
