@@ -3,8 +3,9 @@
 //! (Longer than most files: one format's parser, whose every refusal is tested here; the tests are
 //! a third of it.)
 //!
-//! The facade's `CallBuffer` checks and snapshots each call in JS, stamps it with its JS clock, and at the end of the turn, in a slice, or before a drain, hands a run of them to
-//! the pipeline as one JSON text made by `JSON.stringify`:
+//! The facade's `CallBuffer` checks and snapshots each call in JS, stamps it with its JS clock,
+//! and at the end of the turn, in a slice, or before a drain, hands a run of them to the pipeline
+//! as one JSON text made by `JSON.stringify`:
 //!
 //! ```text
 //! [now, [code, stamp, ...arguments], [code, stamp, ...arguments], ...]
@@ -45,9 +46,10 @@
 //! it is). `JSON.stringify` never writes a line feed raw (it writes no whitespace and escapes
 //! every control character in a string), so the first one ends the text; and no two pieces
 //! around one make a surrogate pair.
-//! The JS side has already
-//! refused every bad argument at its call, so text that breaks these rules is not a host's mistake
-//! but a caller of `ingest` that is not the facade: it is refused whole, and nothing is recorded.
+//!
+//! The JS side has already refused every bad argument at its call, so text that breaks these
+//! rules is not a host's mistake but a caller of `ingest` that is not the facade: it is refused
+//! whole, and nothing is recorded.
 
 use std::fmt;
 
